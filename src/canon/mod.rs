@@ -1,0 +1,210 @@
+//! Profiles and the [`Canonicalizer`]: the public entry point that turns the
+//! bytes of one URL into its canonical bytes.
+
+use std::str::FromStr;
+
+use crate::url::parser::{self, Mode};
+use crate::url::parts::Parts;
+use crate::url::reject::{Reason, Reject};
+
+pub mod rfc3986;
+
+/// How far canonicalization goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Profile {
+    /// Exactly the WHATWG URL Standard's href (basic URL parser + serializer).
+    Whatwg,
+    /// `Whatwg`, plus RFC 3986 §6.2.2 normalization that keeps the meaning:
+    /// percent-escape hex digits upper-cased and escaped unreserved characters
+    /// (`ALPHA DIGIT - . _ ~`) decoded, in every component.
+    #[default]
+    Rfc3986,
+}
+
+impl Profile {
+    /// The profile's name as used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Whatwg => "whatwg",
+            Profile::Rfc3986 => "rfc3986",
+        }
+    }
+}
+
+impl FromStr for Profile {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "whatwg" => Ok(Profile::Whatwg),
+            "rfc3986" => Ok(Profile::Rfc3986),
+            _ => Err(format!("unknown profile '{s}' (expected whatwg or rfc3986)")),
+        }
+    }
+}
+
+/// What one successful canonicalization produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Canonical {
+    /// Where each component lies, relative to the first byte written.
+    pub parts: Parts,
+    /// The output is byte for byte the input: the caller may borrow the input instead.
+    pub unchanged: bool,
+}
+
+/// A base URL, parsed once (WHATWG) and reused to resolve many relative references.
+#[derive(Clone, Debug)]
+pub struct Base {
+    href: Vec<u8>,
+    parts: Parts,
+}
+
+impl Base {
+    /// Parses an absolute URL to serve as a base. A relative reference or any
+    /// rejected input gives `Reason::InvalidBase` (or the underlying reason).
+    pub fn parse(input: &[u8]) -> Result<Base, Reject> {
+        let mut c = Canonicalizer::new(Profile::Whatwg);
+        let mut href = Vec::with_capacity(input.len() + 8);
+        let canonical = c.canonicalize_into(input, &mut href).map_err(|r| match r.reason {
+            Reason::MissingScheme => Reject {
+                reason: Reason::InvalidBase,
+                offset: r.offset,
+            },
+            _ => r,
+        })?;
+        Ok(Base {
+            href,
+            parts: canonical.parts,
+        })
+    }
+
+    /// The base's WHATWG href.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.href
+    }
+
+    /// The base's component offsets.
+    pub fn parts(&self) -> &Parts {
+        &self.parts
+    }
+}
+
+/// Default bound on the input length, per URL.
+pub const DEFAULT_MAX_INPUT_LEN: usize = 64 * 1024;
+
+/// Canonicalizes URLs one at a time into caller-owned buffers.
+///
+/// It owns its scratch buffers and reuses them: once they have grown to the
+/// largest input seen, canonicalizing makes no heap allocation (the IDNA slow
+/// path for non-ASCII or `xn--` hosts excepted).
+#[derive(Clone, Debug)]
+pub struct Canonicalizer {
+    profile: Profile,
+    max_input_len: usize,
+    base: Option<Base>,
+    scratch: parser::Scratch,
+}
+
+impl Canonicalizer {
+    /// A canonicalizer for `profile`, with no base URL.
+    pub fn new(profile: Profile) -> Self {
+        Canonicalizer {
+            profile,
+            max_input_len: DEFAULT_MAX_INPUT_LEN,
+            base: None,
+            scratch: parser::Scratch::default(),
+        }
+    }
+
+    /// Sets the base URL that relative references resolve against.
+    pub fn with_base(mut self, base: Base) -> Self {
+        self.base = Some(base);
+        self
+    }
+
+    /// Sets or clears the base URL.
+    pub fn set_base(&mut self, base: Option<Base>) {
+        self.base = base;
+    }
+
+    /// The base URL, if any.
+    pub fn base(&self) -> Option<&Base> {
+        self.base.as_ref()
+    }
+
+    /// Sets the maximum input length in bytes (inputs longer are rejected
+    /// with `Reason::InputTooLong`). Capped at `u32::MAX / 4` so that
+    /// offsets of the (at most 3× longer) output fit in `u32`.
+    pub fn set_max_input_len(&mut self, max: usize) {
+        self.max_input_len = max.min(u32::MAX as usize / 4);
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    /// Appends the canonical form of `input` to `out`, the WHATWG way: an
+    /// absolute URL, or a relative reference resolved against the base.
+    /// On error nothing is left appended to `out`.
+    pub fn canonicalize_into(
+        &mut self,
+        input: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Canonical, Reject> {
+        self.run(input, Mode::Url, out)
+    }
+
+    /// Like [`canonicalize_into`](Self::canonicalize_into), for an HTTP request
+    /// target as found in logs: with no base, an origin-form target (starting
+    /// with `/`) is canonicalized on its own and written as path and query
+    /// only, without scheme and host (path-only mode, with `http` rules).
+    pub fn canonicalize_target(
+        &mut self,
+        input: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Canonical, Reject> {
+        self.run(input, Mode::Target, out)
+    }
+
+    /// Canonicalizes into a `bumpalo` arena and returns the bytes from it.
+    pub fn canonicalize_in<'a>(
+        &mut self,
+        input: &[u8],
+        arena: &'a bumpalo::Bump,
+    ) -> Result<(&'a [u8], Canonical), Reject> {
+        let mut out = std::mem::take(&mut self.scratch.arena_out);
+        out.clear();
+        let result = self.canonicalize_into(input, &mut out);
+        let bytes: &'a [u8] = match result {
+            Ok(_) => arena.alloc_slice_copy(&out),
+            Err(_) => &[],
+        };
+        self.scratch.arena_out = out;
+        result.map(|c| (bytes, c))
+    }
+
+    fn run(&mut self, input: &[u8], mode: Mode, out: &mut Vec<u8>) -> Result<Canonical, Reject> {
+        if input.len() > self.max_input_len {
+            return Err(Reject {
+                reason: Reason::InputTooLong,
+                offset: self.max_input_len,
+            });
+        }
+        let start = out.len();
+        let base = self.base.as_ref().map(|b| (b.href.as_slice(), &b.parts));
+        match parser::parse(input, base, mode, out, &mut self.scratch) {
+            Ok(mut parts) => {
+                if self.profile == Profile::Rfc3986 {
+                    rfc3986::normalize_escapes(out, start, &mut parts);
+                }
+                debug_assert!(parts.is_consistent(&out[start..]));
+                let unchanged = &out[start..] == input;
+                Ok(Canonical { parts, unchanged })
+            }
+            Err(reject) => {
+                out.truncate(start);
+                Err(reject)
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Host parsing (stub: being written by a helper).
