@@ -37,7 +37,9 @@ impl FromStr for Profile {
         match s {
             "whatwg" => Ok(Profile::Whatwg),
             "rfc3986" => Ok(Profile::Rfc3986),
-            _ => Err(format!("unknown profile '{s}' (expected whatwg or rfc3986)")),
+            _ => Err(format!(
+                "unknown profile '{s}' (expected whatwg or rfc3986)"
+            )),
         }
     }
 }
@@ -64,13 +66,15 @@ impl Base {
     pub fn parse(input: &[u8]) -> Result<Base, Reject> {
         let mut c = Canonicalizer::new(Profile::Whatwg);
         let mut href = Vec::with_capacity(input.len() + 8);
-        let canonical = c.canonicalize_into(input, &mut href).map_err(|r| match r.reason {
-            Reason::MissingScheme => Reject {
-                reason: Reason::InvalidBase,
-                offset: r.offset,
-            },
-            _ => r,
-        })?;
+        let canonical = c
+            .canonicalize_into(input, &mut href)
+            .map_err(|r| match r.reason {
+                Reason::MissingScheme => Reject {
+                    reason: Reason::InvalidBase,
+                    offset: r.offset,
+                },
+                _ => r,
+            })?;
         Ok(Base {
             href,
             parts: canonical.parts,
@@ -192,9 +196,18 @@ impl Canonicalizer {
         }
         let start = out.len();
         let base = self.base.as_ref().map(|b| (b.href.as_slice(), &b.parts));
-        match parser::parse(input, base, mode, out, &mut self.scratch) {
-            Ok(mut parts) => {
-                if self.profile == Profile::Rfc3986 {
+        let rfc3986 = self.profile == Profile::Rfc3986;
+        match parser::parse(input, base, mode, rfc3986, out, &mut self.scratch) {
+            Ok((parts, true)) => {
+                // The fast path copied a canonical input whole.
+                debug_assert!(parts.is_consistent(&out[start..]));
+                Ok(Canonical {
+                    parts,
+                    unchanged: true,
+                })
+            }
+            Ok((mut parts, false)) => {
+                if rfc3986 {
                     rfc3986::normalize_escapes(out, start, &mut parts);
                 }
                 debug_assert!(parts.is_consistent(&out[start..]));

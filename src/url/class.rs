@@ -152,9 +152,13 @@ mod tests {
     fn every_byte_matches_plain_predicates() {
         for b in 0..=255u8 {
             let c = b as char;
-            let c0 = b < 0x20 || b > 0x7e;
+            let c0 = !(0x20..=0x7e).contains(&b);
             assert_eq!(is(b, C0_CONTROL), c0, "C0 {b:#x}");
-            assert_eq!(is(b, FRAGMENT), c0 || " \"<>`".contains(c), "fragment {b:#x}");
+            assert_eq!(
+                is(b, FRAGMENT),
+                c0 || " \"<>`".contains(c),
+                "fragment {b:#x}"
+            );
             assert_eq!(is(b, QUERY), c0 || " \"#<>".contains(c), "query {b:#x}");
             assert_eq!(is(b, SPECIAL_QUERY), c0 || " \"#<>'".contains(c));
             assert_eq!(is(b, PATH), c0 || " \"#<>?^`{}".contains(c), "path {b:#x}");

@@ -1,0 +1,219 @@
+//! The fast path: recognize an input that is already a canonical `http(s)`
+//! URL in one table-driven pass, and copy it whole.
+//!
+//! Most URLs in real logs and crawls are already canonical. This pass accepts
+//! only inputs whose canonical form is the input itself, and returns `None` at
+//! the first byte that might need a change (upper case, a dot segment, a byte
+//! to percent-encode, userinfo, an IP address, an `xn--` label, ...); the
+//! general parser then starts over. Returning `None` is always safe, so the
+//! tables err on the side of caution. A test (and the `differential` tests)
+//! check that both paths agree on every input the fast path accepts.
+
+use super::class::hex_value;
+use super::host::ends_in_a_number;
+use super::parts::{Parts, ABSENT};
+
+/// A byte that can stand in a canonical domain as is: `a-z 0-9 - . _`.
+const HOST_OK: u8 = 1;
+/// A byte that can stand in a canonical special URL's path as is: printable
+/// ASCII minus the path percent-encode set (`" # < > ? ^ ` { }`), minus `\`
+/// (a separator in special URLs), `/` and `%` (both checked separately).
+const PATH_OK: u8 = 2;
+/// Printable ASCII minus the special-query percent-encode set (`" # < > '`)
+/// and `%`.
+const QUERY_OK: u8 = 4;
+/// Printable ASCII minus the fragment percent-encode set (`" < > ``) and `%`.
+const FRAGMENT_OK: u8 = 8;
+
+const fn classes(b: u8) -> u8 {
+    let mut set = 0;
+    if b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b'_') {
+        set |= HOST_OK;
+    }
+    let printable = b > 0x20 && b < 0x7f && b != b'%';
+    if printable
+        && !matches!(
+            b,
+            b'"' | b'#' | b'<' | b'>' | b'?' | b'^' | b'`' | b'{' | b'}' | b'\\' | b'/'
+        )
+    {
+        set |= PATH_OK;
+    }
+    if printable && !matches!(b, b'"' | b'#' | b'<' | b'>' | b'\'') {
+        set |= QUERY_OK;
+    }
+    if printable && !matches!(b, b'"' | b'<' | b'>' | b'`') {
+        set |= FRAGMENT_OK;
+    }
+    set
+}
+
+const fn build() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = classes(i as u8);
+        i += 1;
+    }
+    t
+}
+
+static FAST: [u8; 256] = build();
+
+#[inline(always)]
+fn ok(b: u8, class: u8) -> bool {
+    FAST[b as usize] & class != 0
+}
+
+/// RFC 3986 §2.3: "unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"".
+#[inline]
+pub fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// Checks the `%` at `i` and returns the index after it. With
+/// `strict_escapes` (the `rfc3986` profile), an escape with lower-case hex or
+/// of an unreserved character would be rewritten, so it is not canonical.
+#[inline]
+fn escape(input: &[u8], i: usize, strict_escapes: bool) -> Option<usize> {
+    if !strict_escapes {
+        return Some(i + 1);
+    }
+    match (
+        input.get(i + 1).and_then(|&b| hex_value(b)),
+        input.get(i + 2).and_then(|&b| hex_value(b)),
+    ) {
+        (Some(h), Some(l)) => {
+            if input[i + 1].is_ascii_lowercase()
+                || input[i + 2].is_ascii_lowercase()
+                || is_unreserved(h << 4 | l)
+            {
+                None
+            } else {
+                Some(i + 3)
+            }
+        }
+        // A malformed escape stays as it is in every profile.
+        _ => Some(i + 1),
+    }
+}
+
+/// If `input` is a canonical `http` or `https` URL (in the profile given by
+/// `strict_escapes`), appends it to `out` and returns its parts.
+#[inline]
+pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> Option<Parts> {
+    let (scheme_end, default_port) = if input.starts_with(b"https://") {
+        (5usize, 443u32)
+    } else if input.starts_with(b"http://") {
+        (4, 80)
+    } else {
+        return None;
+    };
+    let len = input.len();
+    let host_start = scheme_end + 3;
+    let mut i = host_start;
+    while i < len && ok(input[i], HOST_OK) {
+        i += 1;
+    }
+    let host_end = i;
+    let host = &input[host_start..host_end];
+    if host.is_empty() || ends_in_a_number(host) {
+        return None;
+    }
+    let mut port = ABSENT;
+    if i < len && input[i] == b':' {
+        i += 1;
+        let digits = i;
+        let mut value = 0u32;
+        while i < len && input[i].is_ascii_digit() && i - digits < 5 {
+            value = value * 10 + u32::from(input[i] - b'0');
+            i += 1;
+        }
+        let n = i - digits;
+        if n == 0 || (n > 1 && input[digits] == b'0') || value > 65535 || value == default_port {
+            return None;
+        }
+        port = value;
+    }
+    // A special URL always has a path; without one, "/" must be added.
+    if i == len || input[i] != b'/' {
+        return None;
+    }
+    let path_start = i;
+    while i < len {
+        let b = input[i];
+        if ok(b, PATH_OK) {
+            i += 1;
+            continue;
+        }
+        match b {
+            b'/' => {
+                // A segment starting with '.' or "%2e" may be a dot segment.
+                let next = &input[i + 1..];
+                if next.first() == Some(&b'.')
+                    || (next.len() >= 3
+                        && next[0] == b'%'
+                        && next[1] == b'2'
+                        && next[2] | 0x20 == b'e')
+                {
+                    return None;
+                }
+                i += 1;
+            }
+            b'%' => i = escape(input, i, strict_escapes)?,
+            b'?' | b'#' => break,
+            _ => return None,
+        }
+    }
+    let mut query_start = ABSENT;
+    if i < len && input[i] == b'?' {
+        query_start = i as u32;
+        i += 1;
+        while i < len {
+            let b = input[i];
+            if ok(b, QUERY_OK) {
+                i += 1;
+            } else if b == b'%' {
+                i = escape(input, i, strict_escapes)?;
+            } else if b == b'#' {
+                break;
+            } else {
+                return None;
+            }
+        }
+    }
+    let mut fragment_start = ABSENT;
+    if i < len {
+        // input[i] == '#'
+        fragment_start = i as u32;
+        i += 1;
+        while i < len {
+            let b = input[i];
+            if ok(b, FRAGMENT_OK) {
+                i += 1;
+            } else if b == b'%' {
+                i = escape(input, i, strict_escapes)?;
+            } else {
+                return None;
+            }
+        }
+    }
+    out.extend_from_slice(input);
+    let after_scheme = host_start as u32;
+    Some(Parts {
+        scheme_end: scheme_end as u32,
+        username_start: after_scheme,
+        username_end: after_scheme,
+        password_start: after_scheme,
+        password_end: after_scheme,
+        host_start: after_scheme,
+        host_end: host_end as u32,
+        port,
+        path_start: path_start as u32,
+        query_start,
+        fragment_start,
+        len: len as u32,
+        special: true,
+        opaque_path: false,
+    })
+}
