@@ -25,6 +25,26 @@ pub fn normalize_escapes(out: &mut Vec<u8>, start: usize, parts: &mut Parts) {
         return;
     };
     rewrite(out, start, start + first, parts);
+    if parts.scheme(&out[start..]) == Some(&b"file"[..]) {
+        normalize_drive_letter(&mut out[start..], parts);
+    }
+}
+
+/// Decoding can turn a first path segment like `%43|` into `C|`, which the URL
+/// Standard reads as the Windows drive letter `C:`; finish that step here so
+/// that the output is stable when parsed again ("If url's scheme is "file",
+/// url's path is empty, and buffer is a Windows drive letter, then replace the
+/// second code point in buffer with U+003A (:)").
+fn normalize_drive_letter(url: &mut [u8], parts: &Parts) {
+    let ps = parts.path_start as usize;
+    let path = &url[ps..parts.path_end() as usize];
+    if path.len() >= 3
+        && path[1].is_ascii_alphabetic()
+        && path[2] == b'|'
+        && (path.len() == 3 || path[3] == b'/')
+    {
+        url[ps + 2] = b':';
+    }
 }
 
 #[cold]
@@ -49,23 +69,24 @@ fn rewrite(out: &mut Vec<u8>, start: usize, first: usize, parts: &mut Parts) {
         if *offset == ABSENT || start + (*offset as usize) < first {
             continue;
         }
-        compact(out, &mut r, &mut w, start + *offset as usize);
+        compact(out, start, &mut r, &mut w, start + *offset as usize);
         *offset = (w - start) as u32;
     }
     let len = out.len();
-    compact(out, &mut r, &mut w, len);
+    compact(out, start, &mut r, &mut w, len);
     out.truncate(w);
     parts.len = (w - start) as u32;
 }
 
 /// Rewrites `out[*r..end]` to `out[*w..]` (`*w <= *r`), normalizing escapes.
-fn compact(out: &mut [u8], r: &mut usize, w: &mut usize, end: usize) {
+/// `floor` is where the URL starts.
+fn compact(out: &mut [u8], floor: usize, r: &mut usize, w: &mut usize, end: usize) {
     while *r < end {
         let b = out[*r];
         if b == b'%' && *r + 2 < end {
             if let (Some(h), Some(l)) = (hex_value(out[*r + 1]), hex_value(out[*r + 2])) {
                 let v = h << 4 | l;
-                if is_unreserved(v) {
+                if is_unreserved(v) && !joins_bare_percent(out, floor, *w, v) {
                     out[*w] = v;
                     *w += 1;
                 } else {
@@ -82,6 +103,18 @@ fn compact(out: &mut [u8], r: &mut usize, w: &mut usize, end: usize) {
         *w += 1;
         *r += 1;
     }
+}
+
+/// Whether writing the decoded byte `v` at `w` would complete a new escape
+/// with a bare `%` already written (`%%34%31` must not become `%41`). A `%`
+/// in the output before `w` is bare: escapes are written three bytes at once.
+fn joins_bare_percent(out: &[u8], floor: usize, w: usize, v: u8) -> bool {
+    if !v.is_ascii_hexdigit() {
+        return false;
+    }
+    let prev = |k: usize| (w >= floor + k).then(|| out[w - k]);
+    prev(1) == Some(b'%')
+        || (prev(2) == Some(b'%') && prev(1).is_some_and(|b| b.is_ascii_hexdigit()))
 }
 
 #[cfg(test)]
@@ -121,6 +154,58 @@ mod tests {
         assert_eq!(p.path(&out), b"/~user%2F");
         assert_eq!(p.query(&out), Some(&b"A=%2B"[..]));
         assert_eq!(p.fragment(&out), Some(&b"Z%zz"[..]));
+    }
+
+    #[test]
+    fn decoded_drive_letter_is_normalized_like_the_url_standard_would() {
+        let url = b"file:///%43|/x";
+        let parts = Parts {
+            scheme_end: 4,
+            username_start: 7,
+            username_end: 7,
+            password_start: 7,
+            password_end: 7,
+            host_start: 7,
+            host_end: 7,
+            path_start: 7,
+            len: url.len() as u32,
+            special: true,
+            ..Parts::default()
+        };
+        let (out, p) = run(url, parts);
+        assert_eq!(out, b"file:///C:/x");
+        assert_eq!(p.path(&out), b"/C:/x");
+        // `%7C` is reserved: it stays, and `C%7C` is no drive letter.
+        let url = b"file:///%43%7C/x";
+        let (out, _) = run(
+            url,
+            Parts {
+                len: url.len() as u32,
+                ..parts
+            },
+        );
+        assert_eq!(out, b"file:///C%7C/x");
+    }
+
+    #[test]
+    fn never_completes_an_escape_with_a_bare_percent() {
+        for (input, expected) in [
+            (&b"http://a/%%34%31"[..], &b"http://a/%%341"[..]),
+            (b"http://a/%4%31x", b"http://a/%4%31x"),
+            (b"http://a/%%7e", b"http://a/%~"),
+            (b"http://a/%%34G", b"http://a/%%34G"),
+        ] {
+            let parts = Parts {
+                scheme_end: 4,
+                host_start: 7,
+                host_end: 8,
+                path_start: 8,
+                len: input.len() as u32,
+                ..Parts::default()
+            };
+            let (out, _) = run(input, parts);
+            assert_eq!(out, expected, "{}", String::from_utf8_lossy(input));
+        }
     }
 
     #[test]

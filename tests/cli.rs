@@ -1,0 +1,369 @@
+//! Tests of the `canonurl` binary: the one-line-per-input-line contract, line
+//! ends, bytes that are not UTF-8, `--base`, and exit codes.
+//!
+//! Expected URLs follow the WHATWG URL Standard (basic URL parser +
+//! serializer); the `rfc3986` profile adds RFC 3986 §6.2.2 escape
+//! normalization (hex upper-cased, escaped unreserved characters decoded).
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+/// Runs the binary with `args`, feeding `stdin`.
+fn canonurl(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_canonurl"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn canonurl");
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    // The command may exit without reading (usage errors): ignore write errors.
+    let feeder = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("wait for canonurl");
+    feeder.join().unwrap();
+    output
+}
+
+/// A scratch file for this test, written with `contents`.
+fn scratch_file(name: &str, contents: &[u8]) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
+    std::fs::write(&path, contents).expect("write scratch file");
+    path
+}
+
+/// The output lines, each of which must end in `\n`.
+fn lines(stdout: &[u8]) -> Vec<String> {
+    if stdout.is_empty() {
+        return Vec::new();
+    }
+    assert_eq!(
+        stdout.last(),
+        Some(&b'\n'),
+        "output must end with a newline"
+    );
+    stdout[..stdout.len() - 1]
+        .split(|&b| b == b'\n')
+        .map(|l| String::from_utf8(l.to_vec()).expect("canonical URLs are ASCII"))
+        .collect()
+}
+
+fn stderr_lines(output: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn assert_exit(output: &Output, code: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A mix of valid and invalid lines, with CRLF, a lone `\r`, an empty line,
+/// bytes that are not UTF-8, and a last line without `\n`.
+const MIXED: &[u8] = b"HTTP://EXAMPLE.com/a/../b\n\
+http://exa<mple.com/\n\
+https://Example.org:443/x?q=a b#Frag\r\n\
+\n\
+/a/./b/../c?x=%7e\n\
+http://example.com/caf\xE9\xFF\n\
+http://\xFF.example/\n\
+http://a.com/x\ry\n\
+foo/bar\n\
+http://a:99999/\n\
+http://h.com/%7euser/%2f?%41=%3d\n\
+HTTP://A.COM:80";
+
+/// Rejected lines of `MIXED`: (line number, start of the reason).
+const MIXED_REJECTS: &[(usize, &str)] = &[
+    (2, "forbidden domain code point '<' at byte "),
+    (4, "relative reference without a base URL at byte "),
+    (7, "host is not valid UTF-8 at byte "),
+    (9, "relative reference without a base URL at byte "),
+    (10, "port out of range at byte "),
+];
+
+const MIXED_WHATWG: &[&str] = &[
+    "http://example.com/b",
+    "",
+    "https://example.org/x?q=a%20b#Frag",
+    "",
+    "/a/c?x=%7e",
+    "http://example.com/caf%E9%FF",
+    "",
+    "http://a.com/xy",
+    "",
+    "",
+    "http://h.com/%7euser/%2f?%41=%3d",
+    "http://a.com/",
+];
+
+const MIXED_RFC3986: &[&str] = &[
+    "http://example.com/b",
+    "",
+    "https://example.org/x?q=a%20b#Frag",
+    "",
+    "/a/c?x=~",
+    "http://example.com/caf%E9%FF",
+    "",
+    "http://a.com/xy",
+    "",
+    "",
+    "http://h.com/~user/%2F?A=%3D",
+    "http://a.com/",
+];
+
+fn check_rejects(output: &Output, name: &str) {
+    let diags = stderr_lines(output);
+    assert_eq!(diags.len(), MIXED_REJECTS.len(), "stderr: {diags:#?}");
+    for (diag, (line, reason)) in diags.iter().zip(MIXED_REJECTS) {
+        let prefix = format!("canonurl: {name}:{line}: {reason}");
+        assert!(
+            diag.starts_with(&prefix),
+            "{diag:?} should start with {prefix:?}"
+        );
+    }
+}
+
+#[test]
+fn pipe_writes_one_line_per_input_line_whatwg() {
+    let output = canonurl(&["-f", "plain", "--profile", "whatwg", "--pipe"], MIXED);
+    assert_exit(&output, 0);
+    assert_eq!(lines(&output.stdout), MIXED_WHATWG);
+    check_rejects(&output, "<stdin>");
+}
+
+#[test]
+fn pipe_writes_one_line_per_input_line_rfc3986() {
+    let output = canonurl(&["--profile", "rfc3986", "--pipe", "-"], MIXED);
+    assert_exit(&output, 0);
+    assert_eq!(lines(&output.stdout), MIXED_RFC3986);
+    check_rejects(&output, "<stdin>");
+}
+
+#[test]
+fn default_profile_is_rfc3986() {
+    let output = canonurl(&["--pipe"], MIXED);
+    assert_exit(&output, 0);
+    assert_eq!(lines(&output.stdout), MIXED_RFC3986);
+}
+
+#[test]
+fn without_pipe_rejected_lines_write_nothing() {
+    let output = canonurl(&["--profile", "whatwg"], MIXED);
+    assert_exit(&output, 0);
+    let expected: Vec<&str> = MIXED_WHATWG
+        .iter()
+        .copied()
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(lines(&output.stdout), expected);
+    check_rejects(&output, "<stdin>");
+}
+
+#[test]
+fn stdin_dash_and_no_file_are_the_same() {
+    let dash = canonurl(&["--pipe", "-"], MIXED);
+    let none = canonurl(&["--pipe"], MIXED);
+    assert_exit(&dash, 0);
+    assert_exit(&none, 0);
+    assert_eq!(dash.stdout, none.stdout);
+    assert_eq!(lines(&dash.stdout).len(), MIXED_RFC3986.len());
+}
+
+#[test]
+fn only_lf_and_cr_before_it_are_removed() {
+    // "\r\r\n": one \r is the line end's; the other is the URL's (and the URL
+    // parser trims it as trailing C0 control). " \n": the space is the URL's.
+    let input = b"http://a.com/1\r\r\nhttp://a.com/2 \n\r\nhttp://a.com/3";
+    let output = canonurl(&["--pipe"], input);
+    assert_exit(&output, 0);
+    assert_eq!(
+        lines(&output.stdout),
+        ["http://a.com/1", "http://a.com/2", "", "http://a.com/3"]
+    );
+}
+
+#[test]
+fn empty_input_writes_nothing() {
+    let output = canonurl(&["--pipe"], b"");
+    assert_exit(&output, 0);
+    assert!(output.stdout.is_empty());
+    assert!(output.stderr.is_empty());
+}
+
+#[test]
+fn overlong_line_is_rejected_and_the_next_line_read() {
+    let mut input = b"http://a.com/".to_vec();
+    input.resize(200_000, b'a');
+    input.extend_from_slice(b"\n/next\n");
+    let output = canonurl(&["--pipe"], &input);
+    assert_exit(&output, 0);
+    let out = lines(&output.stdout);
+    assert_eq!(out.len(), 2, "stdout: {out:?}");
+    assert_eq!(out[0], "");
+    let diags = stderr_lines(&output);
+    assert!(
+        diags[0].starts_with("canonurl: <stdin>:1: input too long at byte "),
+        "{diags:?}"
+    );
+    assert_eq!(out[1], "/next");
+}
+
+#[test]
+fn base_resolves_relative_references() {
+    let input = b"../x?y#z\n/abs/./p\n//Other.ORG/p\n?only\n#f\nHTTPS://X.com\n";
+    let output = canonurl(
+        &[
+            "--profile",
+            "whatwg",
+            "--base",
+            "http://example.com/dir/page?q",
+            "--pipe",
+        ],
+        input,
+    );
+    assert_exit(&output, 0);
+    assert_eq!(
+        lines(&output.stdout),
+        [
+            "http://example.com/x?y#z",
+            "http://example.com/abs/p",
+            "http://other.org/p",
+            "http://example.com/dir/page?only",
+            "http://example.com/dir/page?q#f",
+            "https://x.com/",
+        ]
+    );
+    assert!(output.stderr.is_empty());
+}
+
+#[test]
+fn invalid_base_is_a_usage_error() {
+    for base in ["foo", "/relative/path", "http://exa<mple.com/"] {
+        let output = canonurl(&["--base", base, "--pipe"], b"/a\n");
+        assert_exit(&output, 2);
+        assert!(output.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("--base") && stderr.contains(base),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn unknown_log_format_is_a_usage_error() {
+    let output = canonurl(&["-f", "combined", "--pipe"], b"/a\n");
+    assert_exit(&output, 2);
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("combined") && stderr.contains("plain"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn unknown_profile_is_a_usage_error() {
+    let output = canonurl(&["--profile", "aggressive"], b"/a\n");
+    assert_exit(&output, 2);
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn missing_file_is_fatal_and_named() {
+    let missing = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-no-such-file.txt");
+    let _ = std::fs::remove_file(&missing);
+    let missing = missing.to_str().unwrap();
+    let output = canonurl(&["--pipe", missing], b"");
+    assert_exit(&output, 2);
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(missing), "{stderr}");
+}
+
+#[test]
+fn files_are_read_in_order_and_named_in_diagnostics() {
+    let first = scratch_file("first.txt", b"http://a.com/1\n");
+    let second = scratch_file("second.txt", b"http://a.com/2\nnot a url\nhttp://a.com/3\n");
+    let (first, second) = (first.to_str().unwrap(), second.to_str().unwrap());
+    let output = canonurl(&["--pipe", first, "-", second], b"http://a.com/stdin\n");
+    assert_exit(&output, 0);
+    assert_eq!(
+        lines(&output.stdout),
+        [
+            "http://a.com/1",
+            "http://a.com/stdin",
+            "http://a.com/2",
+            "",
+            "http://a.com/3"
+        ]
+    );
+    let diags = stderr_lines(&output);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    let prefix = format!("canonurl: {second}:2: relative reference without a base URL");
+    assert!(diags[0].starts_with(&prefix), "{diags:?}");
+}
+
+#[test]
+fn output_file_gets_the_data() {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-output.txt");
+    let output = canonurl(&["--pipe", "-o", out.to_str().unwrap()], MIXED);
+    assert_exit(&output, 0);
+    assert!(output.stdout.is_empty());
+    let written = std::fs::read(&out).unwrap();
+    assert_eq!(lines(&written).len(), MIXED_RFC3986.len());
+}
+
+#[test]
+fn broken_pipe_exits_quietly() {
+    let input = b"http://example.com/some/path\n".repeat(300_000);
+    let file = scratch_file("broken-pipe.txt", &input);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_canonurl"))
+        .args(["--pipe", file.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let drain = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        stderr.read_to_end(&mut all).unwrap();
+        all
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let status = child.wait().unwrap();
+    let stderr = drain.join().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&stderr);
+    assert!(
+        !stderr.contains("<stdout>"),
+        "{}",
+        &stderr[..stderr.len().min(500)]
+    );
+}
+
+#[test]
+fn help_exits_zero() {
+    let output = canonurl(&["--help"], b"");
+    assert_exit(&output, 0);
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        help.contains("--pipe") && help.contains("--profile"),
+        "{help}"
+    );
+}
