@@ -3,6 +3,7 @@
 
 use std::str::FromStr;
 
+use crate::url::fast;
 use crate::url::parser::{self, Mode};
 use crate::url::parts::Parts;
 use crate::url::reject::{Reason, Reject};
@@ -197,16 +198,18 @@ impl Canonicalizer {
         let start = out.len();
         let base = self.base.as_ref().map(|b| (b.href.as_slice(), &b.parts));
         let rfc3986 = self.profile == Profile::Rfc3986;
-        match parser::parse(input, base, mode, rfc3986, out, &mut self.scratch) {
-            Ok((parts, true)) => {
-                // The fast path copied a canonical input whole.
-                debug_assert!(parts.is_consistent(&out[start..]));
-                Ok(Canonical {
-                    parts,
-                    unchanged: true,
-                })
-            }
-            Ok((mut parts, false)) => {
+        // Most URLs in logs are canonical already: recognized in one pass and
+        // copied whole. An absolute http(s) URL means the same with or
+        // without a base, and in either mode.
+        if let Some(parts) = fast::canonical_http(input, rfc3986, out) {
+            debug_assert!(parts.is_consistent(&out[start..]));
+            return Ok(Canonical {
+                parts,
+                unchanged: true,
+            });
+        }
+        match parser::parse(input, base, mode, out, &mut self.scratch) {
+            Ok(mut parts) => {
                 if rfc3986 {
                     rfc3986::normalize_escapes(out, start, &mut parts);
                 }

@@ -9,61 +9,25 @@
 //! tables err on the side of caution. A test (and the `differential` tests)
 //! check that both paths agree on every input the fast path accepts.
 
-use super::class::hex_value;
+use super::class::{self, hex_value};
 use super::host::ends_in_a_number;
 use super::parts::{Parts, ABSENT};
+use super::simd::{find, CanonicalFragmentStop, CanonicalQueryStop, SpecialPathRunStop};
 
-/// A byte that can stand in a canonical domain as is: `a-z 0-9 - . _`.
-const HOST_OK: u8 = 1;
-/// A byte that can stand in a canonical special URL's path as is: printable
-/// ASCII minus the path percent-encode set (`" # < > ? ^ ` { }`), minus `\`
-/// (a separator in special URLs), `/` and `%` (both checked separately).
-const PATH_OK: u8 = 2;
-/// Printable ASCII minus the special-query percent-encode set (`" # < > '`)
-/// and `%`.
-const QUERY_OK: u8 = 4;
-/// Printable ASCII minus the fragment percent-encode set (`" < > ``) and `%`.
-const FRAGMENT_OK: u8 = 8;
-
-const fn classes(b: u8) -> u8 {
-    let mut set = 0;
-    if b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b'_') {
-        set |= HOST_OK;
-    }
-    let printable = b > 0x20 && b < 0x7f && b != b'%';
-    if printable
-        && !matches!(
-            b,
-            b'"' | b'#' | b'<' | b'>' | b'?' | b'^' | b'`' | b'{' | b'}' | b'\\' | b'/'
-        )
-    {
-        set |= PATH_OK;
-    }
-    if printable && !matches!(b, b'"' | b'#' | b'<' | b'>' | b'\'') {
-        set |= QUERY_OK;
-    }
-    if printable && !matches!(b, b'"' | b'<' | b'>' | b'`') {
-        set |= FRAGMENT_OK;
-    }
-    set
-}
-
-const fn build() -> [u8; 256] {
-    let mut t = [0u8; 256];
+/// 1 for every byte that can not stand in a canonical domain as is: all but
+/// `a-z 0-9 - . _`. (Path, query and fragment use the sets in `simd`.)
+static HOST_STOP: [u8; 256] = {
+    let mut t = [1u8; 256];
     let mut i = 0;
     while i < 256 {
-        t[i] = classes(i as u8);
+        let b = i as u8;
+        if b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b'_') {
+            t[i] = 0;
+        }
         i += 1;
     }
     t
-}
-
-static FAST: [u8; 256] = build();
-
-#[inline(always)]
-fn ok(b: u8, class: u8) -> bool {
-    FAST[b as usize] & class != 0
-}
+};
 
 /// RFC 3986 §2.3: "unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"".
 #[inline]
@@ -111,15 +75,12 @@ pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> 
     };
     let len = input.len();
     let host_start = scheme_end + 3;
-    let mut i = host_start;
-    while i < len && ok(input[i], HOST_OK) {
-        i += 1;
-    }
-    let host_end = i;
+    let host_end = class::find(&HOST_STOP, input, host_start, 1);
     let host = &input[host_start..host_end];
     if host.is_empty() || ends_in_a_number(host) {
         return None;
     }
+    let mut i = host_end;
     let mut port = ABSENT;
     if i < len && input[i] == b':' {
         i += 1;
@@ -140,25 +101,18 @@ pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> 
         return None;
     }
     let path_start = i;
-    while i < len {
-        let b = input[i];
-        if ok(b, PATH_OK) {
-            i += 1;
-            continue;
-        }
+    loop {
+        i = find::<SpecialPathRunStop>(input, i);
+        let Some(&b) = input.get(i) else { break };
         match b {
-            b'/' => {
-                // A segment starting with '.' or "%2e" may be a dot segment.
-                let next = &input[i + 1..];
-                if next.first() == Some(&b'.')
-                    || (next.len() >= 3
-                        && next[0] == b'%'
-                        && next[1] == b'2'
-                        && next[2] | 0x20 == b'e')
-                {
-                    return None;
-                }
-                i += 1;
+            // "." or "%2e" right after "/" may start a dot segment.
+            b'.' if input[i - 1] == b'/' => return None,
+            b'.' => i += 1,
+            b'%' if input[i - 1] == b'/'
+                && input.get(i + 1) == Some(&b'2')
+                && input.get(i + 2).is_some_and(|&e| e | 0x20 == b'e') =>
+            {
+                return None
             }
             b'%' => i = escape(input, i, strict_escapes)?,
             b'?' | b'#' => break,
@@ -169,16 +123,12 @@ pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> 
     if i < len && input[i] == b'?' {
         query_start = i as u32;
         i += 1;
-        while i < len {
-            let b = input[i];
-            if ok(b, QUERY_OK) {
-                i += 1;
-            } else if b == b'%' {
-                i = escape(input, i, strict_escapes)?;
-            } else if b == b'#' {
-                break;
-            } else {
-                return None;
+        loop {
+            i = find::<CanonicalQueryStop>(input, i);
+            match input.get(i) {
+                None | Some(b'#') => break,
+                Some(b'%') => i = escape(input, i, strict_escapes)?,
+                Some(_) => return None,
             }
         }
     }
@@ -187,14 +137,12 @@ pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> 
         // input[i] == '#'
         fragment_start = i as u32;
         i += 1;
-        while i < len {
-            let b = input[i];
-            if ok(b, FRAGMENT_OK) {
-                i += 1;
-            } else if b == b'%' {
-                i = escape(input, i, strict_escapes)?;
-            } else {
-                return None;
+        loop {
+            i = find::<CanonicalFragmentStop>(input, i);
+            match input.get(i) {
+                None => break,
+                Some(b'%') => i = escape(input, i, strict_escapes)?,
+                Some(_) => return None,
             }
         }
     }

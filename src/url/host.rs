@@ -22,6 +22,23 @@
 use super::class;
 use super::reject::Reason;
 
+/// 1 for every byte that a lower-case ASCII domain can not hold as it is:
+/// forbidden domain code points, `%`, upper case, non-ASCII.
+static DOMAIN_STOP: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        let stop = class::CLASS[i] & class::FORBIDDEN_DOMAIN != 0
+            || b >= 0x80
+            || b.is_ascii_uppercase()
+            || b == b'[';
+        t[i] = stop as u8;
+        i += 1;
+    }
+    t
+};
+
 /// What kind of host was written to `out`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HostKind {
@@ -73,6 +90,16 @@ pub fn parse_host(
     out: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
 ) -> Result<HostKind, (Reason, usize)> {
+    // Fast path: a lower-case ASCII domain with nothing to decode or check
+    // is its own serialization, unless it ends in a number (IPv4).
+    if special
+        && !input.is_empty()
+        && class::find(&DOMAIN_STOP, input, 0, 1) == input.len()
+        && !ends_in_a_number(input)
+    {
+        out.extend_from_slice(input);
+        return Ok(HostKind::Domain);
+    }
     if input.first() == Some(&b'[') {
         if input.len() < 2 || input[input.len() - 1] != b']' {
             return Err((Reason::UnclosedIpv6, 0));
@@ -143,6 +170,7 @@ pub fn parse_host(
 /// assert!(ends_in_a_number(b"foo.0x"));
 /// assert!(!ends_in_a_number(b"example.1a"));
 /// ```
+#[inline]
 pub fn ends_in_a_number(domain: &[u8]) -> bool {
     // "If the last item in parts is the empty string: if parts's size is 1,
     // return false; remove the last item from parts."
@@ -151,7 +179,14 @@ pub fn ends_in_a_number(domain: &[u8]) -> bool {
         None if domain.is_empty() => return false,
         None => domain,
     };
-    let last = match memchr::memrchr(b'.', domain) {
+    // Cheap exit for almost every real domain: a number ends in a digit, a
+    // hex digit or the "x" of a bare "0x".
+    match domain.last() {
+        Some(&b) if b.is_ascii_hexdigit() || (b | 0x20) == b'x' => {}
+        _ => return false,
+    }
+    // Labels are short: a plain reverse scan beats a memrchr call here.
+    let last = match domain.iter().rposition(|&b| b == b'.') {
         Some(dot) => &domain[dot + 1..],
         None => domain,
     };
@@ -174,7 +209,7 @@ fn parse_opaque_host(input: &[u8], out: &mut Vec<u8>) -> Result<HostKind, (Reaso
     if input.is_empty() {
         return Ok(HostKind::Empty);
     }
-    class::encode_into(out, input, class::C0_CONTROL);
+    class::encode_into::<super::simd::C0ControlSet>(out, input);
     Ok(HostKind::Opaque)
 }
 

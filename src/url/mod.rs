@@ -6,3 +6,4 @@ pub mod host;
 pub mod parser;
 pub mod parts;
 pub mod reject;
+pub mod simd;

@@ -18,13 +18,19 @@
 //! [`fast::canonical_http`](super::fast) instead: one table-driven pass and a
 //! single copy.
 
-use memchr::{memchr, memchr2, memchr3, memrchr};
+use memchr::{memchr, memchr2, memrchr};
 
-use super::class::{encode_into, C0_CONTROL, FRAGMENT, PATH, QUERY, SPECIAL_QUERY, USERINFO};
+use super::class::{encode_into, push_escape, BACKSLASH, DELIM, PATH_ESCAPE, SLASH};
+#[cfg(doc)]
 use super::fast;
 use super::host;
 use super::parts::{Parts, ABSENT};
 use super::reject::{Reason, Reject};
+use super::simd::{
+    find, AuthorityEnd, C0ControlSet, FragmentSet, PathRunStop, QuerySet, SegmentStop,
+    SpecialAuthorityEnd, SpecialPathRunStop, SpecialQuerySet, SpecialSegmentStop, TabNewline,
+    UserinfoSet,
+};
 
 /// How the input is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,23 +59,17 @@ type Fail = (Reason, usize);
 
 /// Parses `input` (a relative reference is resolved against `base`, given as
 /// its href and parts) and appends the serialization to `out`. Returns the
-/// parts, with offsets relative to where this URL starts in `out`, and whether
-/// the fast path found the input canonical already (in the profile that
-/// `strict_escapes` selects: `true` for `rfc3986`) and copied it. On error
-/// `out` may hold partial output; the caller truncates it.
+/// parts, with offsets relative to where this URL starts in `out`. On error
+/// `out` may hold partial output; the caller truncates it. (Callers try
+/// [`fast::canonical_http`] first.)
 pub fn parse(
     input: &[u8],
     base: Option<(&[u8], &Parts)>,
     mode: Mode,
-    strict_escapes: bool,
     out: &mut Vec<u8>,
     scratch: &mut Scratch,
-) -> Result<(Parts, bool), Reject> {
+) -> Result<Parts, Reject> {
     let start = out.len();
-    // An absolute http(s) URL means the same with or without a base.
-    if let Some(parts) = fast::canonical_http(input, strict_escapes, out) {
-        return Ok((parts, true));
-    }
     // "Remove any leading and trailing C0 control or space from input."
     let lead = input.iter().position(|&b| b > b' ').unwrap_or(input.len());
     let trail = input
@@ -79,7 +79,7 @@ pub fn parse(
     let trimmed = &input[lead..trail];
     // "Remove all ASCII tab or newline from input." Rare: the copy goes to a
     // reused buffer.
-    let has_tab_nl = memchr3(b'\t', b'\n', b'\r', trimmed).is_some();
+    let has_tab_nl = find::<TabNewline>(trimmed, 0) < trimmed.len();
     let mut cleaned = std::mem::take(&mut scratch.cleaned);
     let inp: &[u8] = if has_tab_nl {
         cleaned.clear();
@@ -106,12 +106,10 @@ pub fn parse(
     };
     let result = parser.run(mode).map(|()| parser.parts);
     scratch.cleaned = cleaned;
-    result
-        .map(|parts| (parts, false))
-        .map_err(|(reason, off)| Reject {
-            reason,
-            offset: original_offset(trimmed, lead, has_tab_nl, off),
-        })
+    result.map_err(|(reason, off)| Reject {
+        reason,
+        offset: original_offset(trimmed, lead, has_tab_nl, off),
+    })
 }
 
 /// Maps an offset in the trimmed, tab-and-newline-free input back to the
@@ -437,14 +435,11 @@ impl Parser<'_, '_> {
     /// End of the authority starting at `i`: the first `/`, `?`, `#` (or `\`
     /// in a special URL).
     fn authority_end(&self, i: usize) -> usize {
-        let rest = &self.inp[i..];
-        let mut end = memchr3(b'/', b'?', b'#', rest).unwrap_or(rest.len());
         if self.special {
-            if let Some(b) = memchr(b'\\', &rest[..end]) {
-                end = b;
-            }
+            find::<SpecialAuthorityEnd>(self.inp, i)
+        } else {
+            find::<AuthorityEnd>(self.inp, i)
         }
-        i + end
     }
 
     /// authority state: userinfo (up to the last `@`), then host and port.
@@ -462,12 +457,12 @@ impl Parser<'_, '_> {
                     Some(c) => (&userinfo[..c], &userinfo[c + 1..]),
                     None => (userinfo, &b""[..]),
                 };
-                encode_into(self.out, user, USERINFO);
+                encode_into::<UserinfoSet>(self.out, user);
                 self.parts.username_end = self.pos();
                 if !pass.is_empty() {
                     self.out.push(b':');
                     self.parts.password_start = self.pos();
-                    encode_into(self.out, pass, USERINFO);
+                    encode_into::<UserinfoSet>(self.out, pass);
                 } else {
                     self.parts.password_start = self.pos();
                 }
@@ -582,46 +577,112 @@ impl Parser<'_, '_> {
     }
 
     /// path state: a segment starts at `i`; each is written as `/segment`.
+    ///
+    /// Runs of whole segments that need nothing (no byte to escape, no `.` or
+    /// `%` at a segment start) are found in one scan and copied in one go.
+    /// The segment where that scan stopped is written by [`Self::segment`].
     fn path_state(&mut self, mut i: usize) -> Result<(), Fail> {
         let inp = self.inp;
         loop {
-            let rest = &inp[i..];
-            let mut end = memchr3(b'/', b'?', b'#', rest).unwrap_or(rest.len());
-            if self.special {
-                if let Some(b) = memchr(b'\\', &rest[..end]) {
-                    end = b;
+            // The first segment of a file: path may be a drive letter.
+            let path_empty = self.out.len() == self.start + self.parts.path_start as usize;
+            if !(self.file && path_empty) {
+                let mut j = i;
+                loop {
+                    j = if self.special {
+                        find::<SpecialPathRunStop>(inp, j)
+                    } else {
+                        find::<PathRunStop>(inp, j)
+                    };
+                    match inp.get(j) {
+                        // Not at a segment start: nothing to look at.
+                        Some(b'.' | b'%') if j > i && inp[j - 1] != b'/' => j += 1,
+                        _ => break,
+                    }
+                }
+                let c = inp.get(j).copied();
+                if matches!(c, None | Some(b'?' | b'#')) {
+                    self.out.push(b'/');
+                    self.out.extend_from_slice(&inp[i..j]);
+                    return self.after_path(j);
+                }
+                // Copy the whole segments before the one that stopped the scan.
+                if let Some(k) = inp[i..j].iter().rposition(|&b| b == b'/') {
+                    self.out.push(b'/');
+                    self.out.extend_from_slice(&inp[i..i + k]);
+                    i += k + 1;
                 }
             }
-            let seg = &rest[..end];
-            let c = rest.get(end).copied();
-            let slash = c == Some(b'/') || (self.special && c == Some(b'\\'));
-            if is_double_dot(seg) {
-                self.shorten_path();
-                if !slash {
-                    self.out.push(b'/');
-                }
-            } else if is_single_dot(seg) {
-                if !slash {
-                    self.out.push(b'/');
-                }
-            } else {
-                let path_empty = self.out.len() == self.start + self.parts.path_start as usize;
-                self.out.push(b'/');
-                if self.file && path_empty && is_windows_drive_letter(seg) {
-                    // "replace the second code point in buffer with U+003A (:)"
-                    self.out.extend_from_slice(&[seg[0], b':']);
-                } else {
-                    encode_into(self.out, seg, PATH);
-                }
-            }
-            i += end;
-            match c {
+            match self.segment(i) {
+                Some(next) => i = next,
                 None => return Ok(()),
-                Some(b'?') => return self.query_state(i + 1),
-                Some(b'#') => return self.fragment_state(i + 1),
-                Some(_) => i += 1,
             }
         }
+    }
+
+    /// After the last path segment, at `inp[j]` (a `?`, `#` or the end).
+    fn after_path(&mut self, j: usize) -> Result<(), Fail> {
+        match self.inp.get(j) {
+            Some(b'?') => self.query_state(j + 1),
+            Some(b'#') => self.fragment_state(j + 1),
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes the path segment starting at `i`, escaping what needs it and
+    /// resolving `.` and `..`. Returns the start of the next segment, or `None`
+    /// once the path (and what follows it) is done.
+    fn segment(&mut self, i: usize) -> Option<usize> {
+        let inp = self.inp;
+        let seg_out = self.out.len();
+        let path_empty = seg_out == self.start + self.parts.path_start as usize;
+        self.out.push(b'/');
+        let mut run = i;
+        let end = loop {
+            let j = if self.special {
+                find::<SpecialSegmentStop>(inp, run)
+            } else {
+                find::<SegmentStop>(inp, run)
+            };
+            self.out.extend_from_slice(&inp[run..j]);
+            match inp.get(j) {
+                Some(&b) if DELIM[b as usize] & PATH_ESCAPE != 0 => {
+                    push_escape(self.out, b);
+                    run = j + 1;
+                }
+                _ => break j,
+            }
+        };
+        let seg = &inp[i..end];
+        let c = inp.get(end).copied();
+        let separators = if self.special {
+            SLASH | BACKSLASH
+        } else {
+            SLASH
+        };
+        let slash = c.is_some_and(|b| DELIM[b as usize] & separators != 0);
+        let maybe_dot = seg.len() <= 6 && matches!(seg.first(), Some(b'.' | b'%'));
+        if maybe_dot && is_double_dot(seg) {
+            self.out.truncate(seg_out);
+            self.shorten_path();
+            if !slash {
+                self.out.push(b'/');
+            }
+        } else if maybe_dot && is_single_dot(seg) {
+            self.out.truncate(seg_out);
+            if !slash {
+                self.out.push(b'/');
+            }
+        } else if self.file && path_empty && is_windows_drive_letter(seg) {
+            // "replace the second code point in buffer with U+003A (:)"
+            self.out[seg_out + 2] = b':';
+        }
+        if slash {
+            return Some(end + 1);
+        }
+        // The query and fragment states cannot fail.
+        let _ = self.after_path(end);
+        None
     }
 
     /// opaque path state (`mailto:x`, `data:...`).
@@ -635,10 +696,10 @@ impl Parser<'_, '_> {
         // (#), append "%20"": only a space right before `?` or `#` (trailing
         // spaces at the very end were trimmed).
         if end < rest.len() && path.last() == Some(&b' ') {
-            encode_into(self.out, &path[..path.len() - 1], C0_CONTROL);
+            encode_into::<C0ControlSet>(self.out, &path[..path.len() - 1]);
             self.out.extend_from_slice(b"%20");
         } else {
-            encode_into(self.out, path, C0_CONTROL);
+            encode_into::<C0ControlSet>(self.out, path);
         }
         match rest.get(end) {
             Some(b'?') => self.query_state(i + end + 1),
@@ -653,8 +714,11 @@ impl Parser<'_, '_> {
         let end = memchr(b'#', rest).unwrap_or(rest.len());
         self.parts.query_start = self.pos();
         self.out.push(b'?');
-        let set = if self.special { SPECIAL_QUERY } else { QUERY };
-        encode_into(self.out, &rest[..end], set);
+        if self.special {
+            encode_into::<SpecialQuerySet>(self.out, &rest[..end]);
+        } else {
+            encode_into::<QuerySet>(self.out, &rest[..end]);
+        }
         if end < rest.len() {
             return self.fragment_state(i + end + 1);
         }
@@ -665,7 +729,7 @@ impl Parser<'_, '_> {
     fn fragment_state(&mut self, i: usize) -> Result<(), Fail> {
         self.parts.fragment_start = self.pos();
         self.out.push(b'#');
-        encode_into(self.out, &self.inp[i..], FRAGMENT);
+        encode_into::<FragmentSet>(self.out, &self.inp[i..]);
         Ok(())
     }
 
@@ -748,10 +812,8 @@ impl Parser<'_, '_> {
 
     fn file_host_state(&mut self, i: usize) -> Result<(), Fail> {
         let inp = self.inp;
-        let rest = &inp[i..];
-        let mut end = memchr3(b'/', b'\\', b'?', rest).unwrap_or(rest.len());
-        end = memchr(b'#', &rest[..end]).unwrap_or(end);
-        let buffer = &rest[..end];
+        let end = find::<SpecialAuthorityEnd>(inp, i) - i;
+        let buffer = &inp[i..i + end];
         self.empty_authority();
         if is_windows_drive_letter(buffer) {
             // The drive letter is not a host: it becomes the first segment.
