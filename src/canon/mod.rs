@@ -100,7 +100,7 @@ pub const DEFAULT_MAX_INPUT_LEN: usize = 64 * 1024;
 ///
 /// It owns its scratch buffers and reuses them: once they have grown to the
 /// largest input seen, canonicalizing makes no heap allocation (the IDNA slow
-/// path for non-ASCII or `xn--` hosts excepted).
+/// path for non-ASCII hosts excepted).
 #[derive(Clone, Debug)]
 pub struct Canonicalizer {
     profile: Profile,

@@ -708,21 +708,29 @@ impl Parser<'_, '_> {
         }
     }
 
-    /// query state: up to `#`, with the (special-)query percent-encode set.
+    /// query state: up to `#`, with the (special-)query percent-encode set
+    /// (which holds `#`, so one scan finds both the bytes to escape and the end).
     fn query_state(&mut self, i: usize) -> Result<(), Fail> {
-        let rest = &self.inp[i..];
-        let end = memchr(b'#', rest).unwrap_or(rest.len());
+        let inp = self.inp;
         self.parts.query_start = self.pos();
         self.out.push(b'?');
-        if self.special {
-            encode_into::<SpecialQuerySet>(self.out, &rest[..end]);
-        } else {
-            encode_into::<QuerySet>(self.out, &rest[..end]);
+        let mut run = i;
+        loop {
+            let j = if self.special {
+                find::<SpecialQuerySet>(inp, run)
+            } else {
+                find::<QuerySet>(inp, run)
+            };
+            self.out.extend_from_slice(&inp[run..j]);
+            match inp.get(j) {
+                None => return Ok(()),
+                Some(b'#') => return self.fragment_state(j + 1),
+                Some(&b) => {
+                    push_escape(self.out, b);
+                    run = j + 1;
+                }
+            }
         }
-        if end < rest.len() {
-            return self.fragment_state(i + end + 1);
-        }
-        Ok(())
     }
 
     /// fragment state: the rest of the input.

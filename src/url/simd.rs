@@ -54,6 +54,20 @@ pub fn find<S: ByteSet>(input: &[u8], mut i: usize) -> usize {
             }
             i += 16;
         }
+        // Fewer than 16 bytes left: look at the input's last 16 bytes again
+        // and drop the lanes before `i`.
+        if i < input.len() {
+            if let Some(chunk) = input.last_chunk::<16>() {
+                let before = i - (input.len() - 16);
+                // SAFETY: as above.
+                let hits = unsafe { sse2::members::<S>(chunk) } >> before;
+                return if hits != 0 {
+                    i + hits.trailing_zeros() as usize
+                } else {
+                    input.len()
+                };
+            }
+        }
     }
     while i < input.len() && !S::TABLE[input[i] as usize] {
         i += 1;
