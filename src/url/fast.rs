@@ -9,24 +9,11 @@
 //! tables err on the side of caution. A test (and the `differential` tests)
 //! check that both paths agree on every input the fast path accepts.
 
-use super::class::{self, hex_value};
+use super::class::hex_value;
 use super::host::ends_in_a_number;
 use super::parts::{Parts, ABSENT};
-use super::simd::{find, CanonicalFragmentStop, CanonicalQueryStop, SpecialPathRunStop};
-
-/// 1 for every byte that can not stand in a canonical domain as is: all but
-/// `a-z 0-9 - . _`. (Path, query and fragment use the sets in `simd`.)
-static HOST_STOP: [u8; 256] = {
-    let mut t = [1u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        let b = i as u8;
-        if b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b'_') {
-            t[i] = 0;
-        }
-        i += 1;
-    }
-    t
+use super::simd::{
+    find, CanonicalDomainStop, CanonicalFragmentStop, CanonicalQueryStop, SpecialPathRunStop,
 };
 
 /// RFC 3986 §2.3: "unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"".
@@ -75,7 +62,7 @@ pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> 
     };
     let len = input.len();
     let host_start = scheme_end + 3;
-    let host_end = class::find(&HOST_STOP, input, host_start, 1);
+    let host_end = find::<CanonicalDomainStop>(input, host_start);
     let host = &input[host_start..host_end];
     if host.is_empty() || ends_in_a_number(host) {
         return None;

@@ -21,11 +21,14 @@ pub trait ByteSet {
     const BELOW: u8;
     /// The other bytes of the set (ASCII).
     const BYTES: &'static [u8];
-    /// Membership of each byte, derived from `BELOW` and `BYTES`.
-    const TABLE: [bool; 256] = table(Self::BELOW, Self::BYTES);
+    /// When true the set is the complement: every byte except `a-z`, `0-9`
+    /// and `BYTES` (`BELOW` must then be 0). Domains are scanned this way.
+    const ALL_BUT_LOWER_ALNUM: bool = false;
+    /// Membership of each byte, derived from the constants above.
+    const TABLE: [bool; 256] = table(Self::BELOW, Self::BYTES, Self::ALL_BUT_LOWER_ALNUM);
 }
 
-const fn table(below: u8, bytes: &[u8]) -> [bool; 256] {
+const fn table(below: u8, bytes: &[u8], all_but_lower_alnum: bool) -> [bool; 256] {
     let mut t = [false; 256];
     let mut i = 0;
     while i < 256 {
@@ -36,6 +39,14 @@ const fn table(below: u8, bytes: &[u8]) -> [bool; 256] {
     while k < bytes.len() {
         t[bytes[k] as usize] = true;
         k += 1;
+    }
+    if all_but_lower_alnum {
+        let mut i = 0;
+        while i < 256 {
+            let b = i as u8;
+            t[i] = !(t[i] || b.is_ascii_lowercase() || b.is_ascii_digit());
+            i += 1;
+        }
     }
     t
 }
@@ -89,7 +100,7 @@ mod sse2 {
     use super::ByteSet;
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-        _mm_set_epi64x, _mm_setzero_si128,
+        _mm_set_epi64x, _mm_setzero_si128, _mm_sub_epi8, _mm_subs_epu8,
     };
 
     /// Bit `k` is set when `chunk[k]` is in `S`.
@@ -101,6 +112,20 @@ mod sse2 {
         let hi = i64::from_le_bytes(*chunk.last_chunk::<8>().expect("16 bytes"));
         let v: __m128i = _mm_set_epi64x(hi, lo);
         let mut m = _mm_setzero_si128();
+        if S::ALL_BUT_LOWER_ALNUM {
+            // In a-z or 0-9: (b - lo) saturating-minus (hi - lo) is 0 only
+            // for b in lo..=hi (wrapping subtraction puts the rest above).
+            let zero = _mm_setzero_si128();
+            let in_range = |lo: u8, hi: u8| {
+                let d = _mm_sub_epi8(v, _mm_set1_epi8(lo as i8));
+                _mm_cmpeq_epi8(_mm_subs_epu8(d, _mm_set1_epi8((hi - lo) as i8)), zero)
+            };
+            let mut keep = _mm_or_si128(in_range(b'a', b'z'), in_range(b'0', b'9'));
+            for &b in S::BYTES {
+                keep = _mm_or_si128(keep, _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8)));
+            }
+            return !(_mm_movemask_epi8(keep) as u32) & 0xffff;
+        }
         if S::BELOW != 0 {
             // Signed: 0x80..=0xFF are negative, so they are "below" too.
             m = _mm_cmplt_epi8(v, _mm_set1_epi8(S::BELOW as i8));
@@ -113,6 +138,15 @@ mod sse2 {
     }
 }
 
+/// A set as the tests see it: name, table, SIMD search, table search.
+#[cfg(test)]
+pub(crate) type SetCase = (
+    &'static str,
+    [bool; 256],
+    fn(&[u8], usize) -> usize,
+    fn(&[u8], usize) -> usize,
+);
+
 macro_rules! byte_sets {
     ($($(#[$doc:meta])* $name:ident: below $below:literal, $bytes:literal;)*) => {
         $(
@@ -124,10 +158,9 @@ macro_rules! byte_sets {
                 const BYTES: &'static [u8] = $bytes;
             }
         )*
-        /// Every set, for the tests: (name, table, find, find_scalar).
+        /// Every set, for the tests.
         #[cfg(test)]
-        #[allow(clippy::type_complexity)]
-        pub(crate) const ALL: &[(&str, [bool; 256], fn(&[u8], usize) -> usize, fn(&[u8], usize) -> usize)] = &[
+        pub(crate) const ALL: &[SetCase] = &[
             $((stringify!($name), $name::TABLE, find::<$name>, find_scalar::<$name>),)*
         ];
     };
@@ -171,6 +204,15 @@ byte_sets! {
     TabNewline: below 0, b"\t\n\r";
 }
 
+/// Where a domain stops being canonical as it is: every byte but `a-z 0-9 - . _`.
+#[derive(Clone, Copy, Debug)]
+pub struct CanonicalDomainStop;
+impl ByteSet for CanonicalDomainStop {
+    const BELOW: u8 = 0;
+    const BYTES: &'static [u8] = b"-._";
+    const ALL_BUT_LOWER_ALNUM: bool = true;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +235,9 @@ mod tests {
             );
             assert_eq!(PathRunStop::TABLE[i], is(b, PATH) || b == b'.' || b == b'%');
             assert_eq!(TabNewline::TABLE[i], matches!(b, b'\t' | b'\n' | b'\r'));
+            let domain_byte =
+                b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b'_');
+            assert_eq!(CanonicalDomainStop::TABLE[i], !domain_byte, "{b:#x}");
         }
     }
 
@@ -200,7 +245,13 @@ mod tests {
     /// at every position of inputs from 0 to 40 bytes, from every start.
     #[test]
     fn simd_agrees_with_table_for_every_byte_and_position() {
-        for &(name, table, simd, scalar) in ALL {
+        let domain: SetCase = (
+            "CanonicalDomainStop",
+            CanonicalDomainStop::TABLE,
+            find::<CanonicalDomainStop>,
+            find_scalar::<CanonicalDomainStop>,
+        );
+        for &(name, table, simd, scalar) in ALL.iter().chain([&domain]) {
             let filler = (0..=255u8)
                 .find(|&b| !table[b as usize])
                 .expect("a byte outside the set");
