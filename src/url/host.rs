@@ -339,7 +339,7 @@ fn domain_to_ascii_slow(decoded: &[u8], out: &mut Vec<u8>) -> Result<(), (Reason
             None => (Reason::IdnaFailure, 0),
         }
     })?;
-    if ascii.is_empty() {
+    if ascii.is_empty() || has_label_decoding_to_xn(&ascii) {
         return Err((Reason::IdnaFailure, 0));
     }
     if let Some(&b) = ascii
@@ -353,6 +353,20 @@ fn domain_to_ascii_slow(decoded: &[u8], out: &mut Vec<u8>) -> Result<(), (Reason
     }
     out.extend_from_slice(ascii.as_bytes());
     Ok(())
+}
+
+/// UTS #46 §4.1 Validity Criteria, 4 (Unicode 15.1 and later): "If not
+/// CheckHyphens, the label must not begin with “xn--”", checked on each label
+/// after Punycode decoding. The URL Standard runs ToASCII with CheckHyphens
+/// false; the `idna` crate 1.1 does not apply this criterion, so it is checked
+/// here on ToASCII's result (only reached for non-ASCII input: all-ASCII
+/// domains are lowercased only). ada applies it too.
+fn has_label_decoding_to_xn(ascii: &str) -> bool {
+    ascii.split('.').any(|label| {
+        label.starts_with("xn--")
+            && idna::punycode::decode_to_string(&label[4..])
+                .is_some_and(|decoded| decoded.starts_with("xn--"))
+    })
 }
 
 /// The [IPv4 number parser](https://url.spec.whatwg.org/#ipv4-number-parser),

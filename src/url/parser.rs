@@ -397,20 +397,11 @@ impl Parser<'_, '_> {
         let (_, bp) = self.base.expect("relative state without base");
         let bp = *bp;
         let inp = self.inp;
-        match inp.get(i).copied() {
-            None => {
-                self.copy_base(Self::base_without_fragment(&bp));
-                Ok(())
-            }
-            Some(b'?') => {
-                self.copy_base(bp.path_end());
-                self.query_state(i + 1)
-            }
-            Some(b'#') => {
-                self.copy_base(Self::base_without_fragment(&bp));
-                self.fragment_state(i + 1)
-            }
-            Some(b'/') | Some(b'\\') if inp[i] == b'/' || self.special => {
+        if let Some(done) = self.from_base(i, &bp) {
+            return done;
+        }
+        match inp[i] {
+            b'/' | b'\\' if inp[i] == b'/' || self.special => {
                 // relative slash state
                 let next = inp.get(i + 1).copied();
                 if self.special && matches!(next, Some(b'/' | b'\\')) {
@@ -424,11 +415,33 @@ impl Parser<'_, '_> {
                     self.path_state(i + 1)
                 }
             }
-            Some(_) => {
+            _ => {
                 self.copy_base(bp.path_end());
                 self.shorten_path();
                 self.path_state(i)
             }
+        }
+    }
+
+    /// What the relative and file states share when the input ends or goes
+    /// straight to a query or fragment: the base's components are taken as
+    /// they are (all but its fragment; up to its path before a new query).
+    /// `None` for any other byte.
+    fn from_base(&mut self, i: usize, bp: &Parts) -> Option<Result<(), Fail>> {
+        match self.inp.get(i) {
+            None => {
+                self.copy_base(Self::base_without_fragment(bp));
+                Some(Ok(()))
+            }
+            Some(b'?') => {
+                self.copy_base(bp.path_end());
+                Some(self.query_state(i + 1))
+            }
+            Some(b'#') => {
+                self.copy_base(Self::base_without_fragment(bp));
+                Some(self.fragment_state(i + 1))
+            }
+            Some(_) => None,
         }
     }
 
@@ -764,29 +777,16 @@ impl Parser<'_, '_> {
         if self.base_is_file() {
             let (_, bp) = self.base.expect("checked");
             let bp = *bp;
-            return match c {
-                None => {
-                    self.copy_base(Self::base_without_fragment(&bp));
-                    Ok(())
-                }
-                Some(b'?') => {
-                    self.copy_base(bp.path_end());
-                    self.query_state(i + 1)
-                }
-                Some(b'#') => {
-                    self.copy_base(Self::base_without_fragment(&bp));
-                    self.fragment_state(i + 1)
-                }
-                Some(_) => {
-                    self.copy_base(bp.path_end());
-                    if starts_with_windows_drive_letter(&inp[i..]) {
-                        self.out.truncate(self.start + bp.path_start as usize);
-                    } else {
-                        self.shorten_path();
-                    }
-                    self.path_state(i)
-                }
-            };
+            if let Some(done) = self.from_base(i, &bp) {
+                return done;
+            }
+            self.copy_base(bp.path_end());
+            if starts_with_windows_drive_letter(&inp[i..]) {
+                self.out.truncate(self.start + bp.path_start as usize);
+            } else {
+                self.shorten_path();
+            }
+            return self.path_state(i);
         }
         self.empty_authority();
         self.parts.path_start = self.pos();
