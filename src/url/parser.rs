@@ -397,7 +397,7 @@ impl Parser<'_, '_> {
         let (_, bp) = self.base.expect("relative state without base");
         let bp = *bp;
         let inp = self.inp;
-        if let Some(done) = self.from_base(i, &bp) {
+        if let Some(done) = self.take_from_base(i, &bp) {
             return done;
         }
         match inp[i] {
@@ -427,7 +427,7 @@ impl Parser<'_, '_> {
     /// straight to a query or fragment: the base's components are taken as
     /// they are (all but its fragment; up to its path before a new query).
     /// `None` for any other byte.
-    fn from_base(&mut self, i: usize, bp: &Parts) -> Option<Result<(), Fail>> {
+    fn take_from_base(&mut self, i: usize, bp: &Parts) -> Option<Result<(), Fail>> {
         match self.inp.get(i) {
             None => {
                 self.copy_base(Self::base_without_fragment(bp));
@@ -777,7 +777,7 @@ impl Parser<'_, '_> {
         if self.base_is_file() {
             let (_, bp) = self.base.expect("checked");
             let bp = *bp;
-            if let Some(done) = self.from_base(i, &bp) {
+            if let Some(done) = self.take_from_base(i, &bp) {
                 return done;
             }
             self.copy_base(bp.path_end());
