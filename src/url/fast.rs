@@ -15,7 +15,8 @@ use super::class::hex_value;
 use super::host::ends_in_a_number;
 use super::parts::{Parts, ABSENT};
 use super::simd::{
-    find, CanonicalDomainStop, CanonicalFragmentStop, CanonicalQueryStop, SpecialPathRunStop,
+    find, find_path_run, CanonicalDomainStop, CanonicalFragmentStop, CanonicalQueryStop,
+    SpecialPathSet, SpecialPathSetPercent,
 };
 
 /// RFC 3986 §2.3: "unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"".
@@ -90,14 +91,21 @@ pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> 
         return None;
     }
     let path_start = i;
+    i += 1;
     loop {
-        i = find::<SpecialPathRunStop>(input, i);
+        // Stops at a byte to escape, `\`, `?`, `#`, and at a `.` or `%` that
+        // starts a segment (`%` everywhere when escapes are checked).
+        i = if strict_escapes {
+            find_path_run::<SpecialPathSetPercent>(input, i, usize::MAX)
+        } else {
+            find_path_run::<SpecialPathSet>(input, i, usize::MAX)
+        };
         let Some(&b) = input.get(i) else { break };
+        let starts_segment = input[i - 1] == b'/';
         match b {
             // "." or "%2e" right after "/" may start a dot segment.
-            b'.' if input[i - 1] == b'/' => return None,
-            b'.' => i += 1,
-            b'%' if input[i - 1] == b'/'
+            b'.' if starts_segment => return None,
+            b'%' if starts_segment
                 && input.get(i + 1) == Some(&b'2')
                 && input.get(i + 2).is_some_and(|&e| e | 0x20 == b'e') =>
             {

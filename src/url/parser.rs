@@ -27,8 +27,8 @@ use super::host;
 use super::parts::{Parts, ABSENT};
 use super::reject::{Reason, Reject};
 use super::simd::{
-    find, AuthorityEnd, C0ControlSet, FragmentSet, PathRunStop, QuerySet, SegmentStop,
-    SpecialAuthorityEnd, SpecialPathRunStop, SpecialQuerySet, SpecialSegmentStop, TabNewline,
+    find, find_path_run, AuthorityEnd, C0ControlSet, FragmentSet, PathSet, QuerySet, SegmentStop,
+    SpecialAuthorityEnd, SpecialPathSet, SpecialQuerySet, SpecialSegmentStop, TabNewline,
     UserinfoSet,
 };
 
@@ -600,19 +600,11 @@ impl Parser<'_, '_> {
             // The first segment of a file: path may be a drive letter.
             let path_empty = self.out.len() == self.start + self.parts.path_start as usize;
             if !(self.file && path_empty) {
-                let mut j = i;
-                loop {
-                    j = if self.special {
-                        find::<SpecialPathRunStop>(inp, j)
-                    } else {
-                        find::<PathRunStop>(inp, j)
-                    };
-                    match inp.get(j) {
-                        // Not at a segment start: nothing to look at.
-                        Some(b'.' | b'%') if j > i && inp[j - 1] != b'/' => j += 1,
-                        _ => break,
-                    }
-                }
+                let j = if self.special {
+                    find_path_run::<SpecialPathSet>(inp, i, i)
+                } else {
+                    find_path_run::<PathSet>(inp, i, i)
+                };
                 let c = inp.get(j).copied();
                 if matches!(c, None | Some(b'?' | b'#')) {
                     self.out.push(b'/');

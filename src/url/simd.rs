@@ -86,6 +86,67 @@ pub fn find<S: ByteSet>(input: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The first index `j >= i` where a run of plain path bytes ends: a byte of
+/// `S` (the path percent-encode set, with `\\` in special URLs and `%` when
+/// escapes must be checked), or a `.` or `%` that starts a segment, that is
+/// that stands at `seg` or right after a `/`: it may begin a dot segment
+/// (`.`, `..`, `%2e`, ...). File extensions and escapes inside a segment do
+/// not stop the scan. Pass `seg = usize::MAX` when no segment starts at `i`.
+#[inline(always)]
+pub fn find_path_run<S: ByteSet>(input: &[u8], mut i: usize, seg: usize) -> usize {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // Bit k of the result: a '.' or '%' at lane k of the chunk at `at`
+        // starts a segment.
+        let starts = |at: usize, dots: u32, slashes: u32| {
+            let before = at == seg || (at > 0 && input[at - 1] == b'/');
+            dots & ((slashes << 1) | u32::from(before))
+        };
+        while let Some(chunk) = input.get(i..).and_then(|rest| rest.first_chunk::<16>()) {
+            // SAFETY: `sse2::path_bits` only requires the SSE2 target
+            // feature, which the `cfg` on this block guarantees is enabled.
+            let (stops, dots, slashes) = unsafe { sse2::path_bits::<S>(chunk) };
+            let hits = stops | starts(i, dots, slashes);
+            if hits != 0 {
+                return i + hits.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+        if i < input.len() {
+            if let Some(chunk) = input.last_chunk::<16>() {
+                let at = input.len() - 16;
+                let before = i - at;
+                // SAFETY: as above.
+                let (stops, dots, slashes) = unsafe { sse2::path_bits::<S>(chunk) };
+                let mut hits = stops | starts(at, dots, slashes);
+                if i == seg {
+                    hits |= dots & (1 << before);
+                }
+                let hits = hits >> before;
+                return if hits != 0 {
+                    i + hits.trailing_zeros() as usize
+                } else {
+                    input.len()
+                };
+            }
+        }
+    }
+    find_path_run_scalar::<S>(input, i, seg)
+}
+
+/// [`find_path_run`] with the table only.
+pub fn find_path_run_scalar<S: ByteSet>(input: &[u8], mut i: usize, seg: usize) -> usize {
+    while i < input.len() {
+        let b = input[i];
+        let starts = matches!(b, b'.' | b'%') && (i == seg || (i > 0 && input[i - 1] == b'/'));
+        if S::TABLE[b as usize] || starts {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
 /// The same search with the table only (the reference for tests, and the
 /// code for targets without SSE2).
 pub fn find_scalar<S: ByteSet>(input: &[u8], mut i: usize) -> usize {
@@ -136,6 +197,22 @@ mod sse2 {
         }
         _mm_movemask_epi8(m) as u32
     }
+
+    /// For a path chunk: (members of `S`, `.` or `%`, `/`), a bit per byte.
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    pub fn path_bits<S: ByteSet>(chunk: &[u8; 16]) -> (u32, u32, u32) {
+        let lo = i64::from_le_bytes(*chunk.first_chunk::<8>().expect("16 bytes"));
+        let hi = i64::from_le_bytes(*chunk.last_chunk::<8>().expect("16 bytes"));
+        let v: __m128i = _mm_set_epi64x(hi, lo);
+        let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
+        let dots = _mm_or_si128(eq(b'.'), eq(b'%'));
+        (
+            members::<S>(chunk),
+            _mm_movemask_epi8(dots) as u32,
+            _mm_movemask_epi8(eq(b'/')) as u32,
+        )
+    }
 }
 
 /// A set as the tests see it: name, table, SIMD search, table search.
@@ -184,12 +261,12 @@ byte_sets! {
     SegmentStop: below 0x21, b"\"#<>?^`{}/";
     /// The same for a special URL, where `\` is a separator too.
     SpecialSegmentStop: below 0x21, b"\"#<>?^`{}/\\";
-    /// Where a run of plain path segments of a non-special URL stops: the
-    /// path set, and `.` and `%` (a segment starting with them may be a dot
-    /// segment).
-    PathRunStop: below 0x21, b"\"#<>?^`{}.%";
-    /// The same for a special URL (also `\`).
-    SpecialPathRunStop: below 0x21, b"\"#<>?^`{}.%\\";
+    /// The path percent-encode set with `\`: what ends a plain run in a
+    /// special URL's path (with [`find_path_run`]).
+    SpecialPathSet: below 0x21, b"\"#<>?^`{}\\";
+    /// The same with `%`, for the `rfc3986` fast path, where every escape is
+    /// checked.
+    SpecialPathSetPercent: below 0x21, b"\"#<>?^`{}\\%";
     /// Where the query of an already-canonical special URL needs a look: the
     /// special-query set and `%`.
     CanonicalQueryStop: below 0x21, b"\"#<>'%";
@@ -233,12 +310,48 @@ mod tests {
                 SpecialSegmentStop::TABLE[i],
                 is(b, PATH) || b == b'/' || b == b'\\'
             );
-            assert_eq!(PathRunStop::TABLE[i], is(b, PATH) || b == b'.' || b == b'%');
+            assert_eq!(SpecialPathSet::TABLE[i], is(b, PATH) || b == b'\\');
             assert_eq!(TabNewline::TABLE[i], matches!(b, b'\t' | b'\n' | b'\r'));
             let domain_byte =
                 b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b'_');
             assert_eq!(CanonicalDomainStop::TABLE[i], !domain_byte, "{b:#x}");
         }
+    }
+
+    /// The path-run search against its scalar twin: every byte value at
+    /// several positions, after and away from a '/', with and without a
+    /// segment start, for inputs of 0 to 40 bytes.
+    #[test]
+    fn path_run_simd_agrees_with_scalar() {
+        fn check<S: ByteSet>(name: &str) {
+            for len in 0..40usize {
+                for b in 0..=255u8 {
+                    for at in [0, 1, len / 2, len.saturating_sub(1)] {
+                        for slash in [None, Some(at.wrapping_sub(1)), Some(3), Some(17)] {
+                            let mut input = vec![b'a'; len];
+                            if let Some(k) = slash.filter(|&k| k < len) {
+                                input[k] = b'/';
+                            }
+                            if at < len {
+                                input[at] = b;
+                            }
+                            for start in [0, 1, 2, 15, 16, 17].into_iter().filter(|&s| s <= len) {
+                                for seg in [start, usize::MAX] {
+                                    assert_eq!(
+                                        find_path_run::<S>(&input, start, seg),
+                                        find_path_run_scalar::<S>(&input, start, seg),
+                                        "{name}: {input:?} from {start}, segment at {seg}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        check::<PathSet>("PathSet");
+        check::<SpecialPathSet>("SpecialPathSet");
+        check::<SpecialPathSetPercent>("SpecialPathSetPercent");
     }
 
     /// The SIMD search against the table scan: every set, every byte value,
