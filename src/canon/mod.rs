@@ -171,7 +171,11 @@ impl Canonicalizer {
         self.run(input, Mode::Target, out)
     }
 
-    /// Canonicalizes into a `bumpalo` arena and returns the bytes from it.
+    /// Canonicalizes into a `bumpalo` arena and returns the bytes from it, so
+    /// that many canonical URLs can be kept at once with one bump allocation
+    /// each and no heap allocation per URL. The URL is written to a reused
+    /// buffer first and then copied into the arena (on error nothing is
+    /// allocated).
     pub fn canonicalize_in<'a>(
         &mut self,
         input: &[u8],

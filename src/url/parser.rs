@@ -277,7 +277,7 @@ impl Parser<'_, '_> {
         self.out.truncate(self.start);
         let mut p = *bp;
         let quirk = bp.scheme_end + 1..bp.path_start;
-        if bp.host_start == ABSENT && !bp.opaque_path && !quirk.is_empty() {
+        let end = if bp.host_start == ABSENT && !bp.opaque_path && !quirk.is_empty() {
             // The base's href has the serializer's "/." before a path that
             // starts with "//": it is not part of the path, so leave it out
             // (finish() adds it again if the new path still needs it).
@@ -290,23 +290,15 @@ impl Parser<'_, '_> {
                     *off -= shift;
                 }
             }
-            let end = end.max(quirk.end) - shift;
-            if p.query_start != ABSENT && p.query_start >= end {
-                p.query_start = ABSENT;
+            end.max(quirk.end) - shift
+        } else {
+            self.out.extend_from_slice(&href[..end as usize]);
+            end
+        };
+        for off in [&mut p.query_start, &mut p.fragment_start] {
+            if *off != ABSENT && *off >= end {
+                *off = ABSENT;
             }
-            if p.fragment_start != ABSENT && p.fragment_start >= end {
-                p.fragment_start = ABSENT;
-            }
-            p.len = end;
-            self.parts = p;
-            return;
-        }
-        self.out.extend_from_slice(&href[..end as usize]);
-        if p.query_start != ABSENT && p.query_start >= end {
-            p.query_start = ABSENT;
-        }
-        if p.fragment_start != ABSENT && p.fragment_start >= end {
-            p.fragment_start = ABSENT;
         }
         p.len = end;
         self.parts = p;
