@@ -1,5 +1,5 @@
 //! The fast path: recognize an input that is already a canonical `http(s)`
-//! URL in one pass, and copy it whole.
+//! (or `file`) URL in one pass, and copy it whole.
 //!
 //! Most URLs in real logs and crawls are already canonical. This pass accepts
 //! only inputs whose canonical form is the input itself: each component is
@@ -52,14 +52,16 @@ fn escape(input: &[u8], i: usize, strict_escapes: bool) -> Option<usize> {
     }
 }
 
-/// If `input` is a canonical `http` or `https` URL (in the profile given by
-/// `strict_escapes`), appends it to `out` and returns its parts.
+/// If `input` is a canonical `http`, `https` or `file` URL (in the profile
+/// given by `strict_escapes`), appends it to `out` and returns its parts.
 #[inline]
 pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> Option<Parts> {
-    let (scheme_end, default_port) = if input.starts_with(b"https://") {
-        (5usize, 443u32)
+    let (scheme_end, default_port, file) = if input.starts_with(b"https://") {
+        (5usize, 443u32, false)
     } else if input.starts_with(b"http://") {
-        (4, 80)
+        (4, 80, false)
+    } else if input.starts_with(b"file://") {
+        (4, ABSENT, true)
     } else {
         return None;
     };
@@ -67,12 +69,18 @@ pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> 
     let host_start = scheme_end + 3;
     let host_end = find::<CanonicalDomainStop>(input, host_start);
     let host = &input[host_start..host_end];
-    if host.is_empty() || ends_in_a_number(host) {
+    if host.is_empty() {
+        // Only a file URL's host may be empty ("file:///p").
+        if !file {
+            return None;
+        }
+    } else if ends_in_a_number(host) || (file && host == b"localhost") {
+        // An IPv4 address is rewritten; "localhost" becomes the empty host.
         return None;
     }
     let mut i = host_end;
     let mut port = ABSENT;
-    if i < len && input[i] == b':' {
+    if i < len && input[i] == b':' && !file {
         i += 1;
         let digits = i;
         let mut value = 0u32;
@@ -89,6 +97,17 @@ pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> 
     // A special URL always has a path; without one, "/" must be added.
     if i == len || input[i] != b'/' {
         return None;
+    }
+    // A file URL's first segment "C|" is written "C:" (Windows drive letter).
+    if file {
+        let p = &input[i..];
+        if p.len() >= 3
+            && p[1].is_ascii_alphabetic()
+            && p[2] == b'|'
+            && (p.len() == 3 || matches!(p[3], b'/' | b'\\' | b'?' | b'#'))
+        {
+            return None;
+        }
     }
     let path_start = i;
     i += 1;
