@@ -181,3 +181,97 @@ pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> 
         opaque_path: false,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Canonicalizer, Profile};
+
+    /// Inputs the fast path must take (they are canonical), and inputs it
+    /// must leave to the general parser (they are rewritten, or, like a
+    /// segment starting with '.', looked at by it out of caution). Either way
+    /// the public result must equal the general parser's, which a leading
+    /// space forces.
+    #[test]
+    fn takes_only_canonical_inputs() {
+        let canonical: [&[u8]; 7] = [
+            b"http://example.com/",
+            b"https://a.b-c_d.example:8443/p/a.t.h?q=1&r#frag",
+            b"file:///C:/dir/x.txt",
+            b"file://host/share/file",
+            b"file:////double",
+            b"file:///",
+            b"http://example.com/a%2Fb?%zz#%",
+        ];
+        let general: [&[u8]; 15] = [
+            b"file:///a/.hidden/b",
+            b"http://example.com",
+            b"HTTP://example.com/",
+            b"http://Example.com/",
+            b"http://example.com:80/",
+            b"https://example.com:0443/",
+            b"http://1.2.3.4/",
+            b"http://example.com/a/./b",
+            b"http://example.com/%2e/b",
+            b"http://example.com/a b",
+            b"file://localhost/x",
+            b"file:///C|/x",
+            b"file://host:80/x",
+            b"file://host",
+            b"http://example.com/a\\b",
+        ];
+        for input in canonical {
+            let mut out = Vec::new();
+            assert!(
+                canonical_http(input, false, &mut out).is_some(),
+                "{}",
+                String::from_utf8_lossy(input)
+            );
+            assert_eq!(out, input);
+        }
+        for input in general {
+            let mut out = Vec::new();
+            assert!(
+                canonical_http(input, false, &mut out).is_none(),
+                "{}",
+                String::from_utf8_lossy(input)
+            );
+            assert!(out.is_empty());
+        }
+        for profile in [Profile::Whatwg, Profile::Rfc3986] {
+            let mut c = Canonicalizer::new(profile);
+            for input in canonical.iter().chain(general.iter()) {
+                let (mut fast, mut slow) = (Vec::new(), Vec::new());
+                let a = c.canonicalize_into(input, &mut fast).map(|r| r.parts);
+                let spaced = [&b" "[..], input].concat();
+                // Offsets count the leading space.
+                let b = c
+                    .canonicalize_into(&spaced, &mut slow)
+                    .map(|r| r.parts)
+                    .map_err(|r| crate::Reject {
+                        offset: r.offset - 1,
+                        ..r
+                    });
+                assert_eq!(fast, slow, "{}", String::from_utf8_lossy(input));
+                assert_eq!(a, b, "{}", String::from_utf8_lossy(input));
+            }
+        }
+    }
+
+    #[test]
+    fn rfc3986_escapes_are_checked() {
+        let mut out = Vec::new();
+        assert!(canonical_http(b"http://a/%2F%C3%A9", true, &mut out).is_some());
+        for input in [
+            &b"http://a/%2f"[..],
+            b"http://a/%7E",
+            b"http://a/?%41",
+            b"http://a/#%7e",
+        ] {
+            out.clear();
+            assert!(canonical_http(input, true, &mut out).is_none());
+            // Whatwg keeps escapes as they are.
+            assert!(canonical_http(input, false, &mut out).is_some());
+        }
+    }
+}
