@@ -76,7 +76,7 @@
 //! ## Pipeline
 //!
 //! ```text
-//! bytes --> url::fast     already-canonical http(s)? one scan per component, one copy
+//! bytes --> url::fast     already-canonical http(s)/file? one scan per component, one copy
 //!       --> url::parser   otherwise the WHATWG state machine, writing the href directly
 //!       --> url::host     domain / IPv4 / IPv6 / opaque host; IDNA slow path (idna crate)
 //!       --> canon::rfc3986  escape normalization (rfc3986 profile only)
