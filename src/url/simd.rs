@@ -10,8 +10,8 @@
 //! definition, and a test checks both against each other for every byte value
 //! at every position.
 //!
-//! This module holds the crate's only `unsafe`: calling the SSE2 function,
-//! whose one requirement (the CPU has SSE2) the `cfg` proves.
+//! This module holds the crate's only `unsafe`: calls of the SSE2 functions,
+//! whose one requirement (the CPU has SSE2) the `cfg` around them proves.
 #![allow(unsafe_code)]
 
 /// A set of bytes to search for.
