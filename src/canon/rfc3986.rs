@@ -14,8 +14,7 @@
 //! parser; the WHATWG parser never writes an unreserved character as an escape,
 //! so decoding here can not undo its work.
 
-use crate::url::class::{hex_value, HEX_UPPER};
-use crate::url::fast::is_unreserved;
+use crate::url::class::{hex_value, is_unreserved, HEX_UPPER};
 use crate::url::parts::{Parts, ABSENT};
 
 /// Normalizes the escapes in `out[start..]` in place (the URL only shrinks) and
@@ -121,6 +120,27 @@ fn joins_bare_percent(out: &[u8], floor: usize, w: usize, v: u8) -> bool {
 mod tests {
     use super::*;
 
+    /// Parts of `scheme://host` + path..., with no userinfo or port; the
+    /// query and fragment offsets are given by the caller.
+    fn parts(url: &[u8], scheme_end: u32, host_end: u32, query: u32, fragment: u32) -> Parts {
+        let host_start = scheme_end + 3;
+        Parts {
+            scheme_end,
+            username_start: host_start,
+            username_end: host_start,
+            password_start: host_start,
+            password_end: host_start,
+            host_start,
+            host_end,
+            path_start: host_end,
+            query_start: query,
+            fragment_start: fragment,
+            len: url.len() as u32,
+            special: true,
+            ..Parts::default()
+        }
+    }
+
     fn run(url: &[u8], mut parts: Parts) -> (Vec<u8>, Parts) {
         let mut out = b"prefix".to_vec();
         out.extend_from_slice(url);
@@ -133,21 +153,7 @@ mod tests {
     fn decodes_unreserved_uppercases_the_rest_and_moves_offsets() {
         // http://a/%7euser%2f?%41=%2b#%5a%zz
         let url = b"http://a/%7euser%2f?%41=%2b#%5a%zz";
-        let parts = Parts {
-            scheme_end: 4,
-            username_start: 7,
-            username_end: 7,
-            password_start: 7,
-            password_end: 7,
-            host_start: 7,
-            host_end: 8,
-            path_start: 8,
-            query_start: 19,
-            fragment_start: 27,
-            len: url.len() as u32,
-            special: true,
-            ..Parts::default()
-        };
+        let parts = parts(url, 4, 8, 19, 27);
         let (out, p) = run(url, parts);
         assert_eq!(out, b"http://a/~user%2F?A=%2B#Z%zz");
         assert!(p.is_consistent(&out));
@@ -159,19 +165,7 @@ mod tests {
     #[test]
     fn decoded_drive_letter_is_normalized_like_the_url_standard_would() {
         let url = b"file:///%43|/x";
-        let parts = Parts {
-            scheme_end: 4,
-            username_start: 7,
-            username_end: 7,
-            password_start: 7,
-            password_end: 7,
-            host_start: 7,
-            host_end: 7,
-            path_start: 7,
-            len: url.len() as u32,
-            special: true,
-            ..Parts::default()
-        };
+        let parts = parts(url, 4, 7, ABSENT, ABSENT);
         let (out, p) = run(url, parts);
         assert_eq!(out, b"file:///C:/x");
         assert_eq!(p.path(&out), b"/C:/x");
@@ -195,15 +189,7 @@ mod tests {
             (b"http://a/%%7e", b"http://a/%~"),
             (b"http://a/%%34G", b"http://a/%%34G"),
         ] {
-            let parts = Parts {
-                scheme_end: 4,
-                host_start: 7,
-                host_end: 8,
-                path_start: 8,
-                len: input.len() as u32,
-                ..Parts::default()
-            };
-            let (out, _) = run(input, parts);
+            let (out, _) = run(input, parts(input, 4, 8, ABSENT, ABSENT));
             assert_eq!(out, expected, "{}", String::from_utf8_lossy(input));
         }
     }
@@ -211,15 +197,7 @@ mod tests {
     #[test]
     fn reserved_escapes_stay() {
         let url = b"http://a/%2F%3F%23%26%3D%2B%25";
-        let parts = Parts {
-            scheme_end: 4,
-            host_start: 7,
-            host_end: 8,
-            path_start: 8,
-            len: url.len() as u32,
-            ..Parts::default()
-        };
-        let (out, _) = run(url, parts);
+        let (out, _) = run(url, parts(url, 4, 8, ABSENT, ABSENT));
         assert_eq!(out, url);
     }
 }

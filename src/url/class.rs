@@ -135,64 +135,11 @@ pub fn encode_into<S: ByteSet>(out: &mut Vec<u8>, input: &[u8]) {
     }
 }
 
-/// The index of the first byte at or after `i` whose entry in `table` has a
-/// bit of `mask`, or `input.len()`.
-///
-/// This is the scanning loop of the whole parser. It looks at eight bytes a
-/// step with no branch per byte: their table entries are gathered into one
-/// `u64`, masked, and the lowest set lane is the answer. Fewer than eight
-/// bytes at the end are scanned one by one.
-#[inline(always)]
-pub fn find(table: &[u8; 256], input: &[u8], mut i: usize, mask: u8) -> usize {
-    let lanes = 0x0101_0101_0101_0101u64 * u64::from(mask);
-    while let Some(c) = input.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
-        let t = |k: usize| u64::from(table[c[k] as usize]) << (8 * k);
-        let hit = (t(0) | t(1) | t(2) | t(3) | t(4) | t(5) | t(6) | t(7)) & lanes;
-        if hit != 0 {
-            return i + (hit.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while i < input.len() && table[input[i] as usize] & mask == 0 {
-        i += 1;
-    }
-    i
+/// RFC 3986 §2.3: "unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"".
+#[inline]
+pub fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }
-
-/// `/`: ends a path segment and an authority.
-pub const SLASH: u8 = 1 << 0;
-/// `\`: like `/` in special URLs.
-pub const BACKSLASH: u8 = 1 << 1;
-/// `?`: starts the query.
-pub const QMARK: u8 = 1 << 2;
-/// `#`: starts the fragment.
-pub const HASH: u8 = 1 << 3;
-/// In the path percent-encode set, other than `?` and `#`.
-pub const PATH_ESCAPE: u8 = 1 << 4;
-
-const fn delimiters(b: u8) -> u8 {
-    match b {
-        b'/' => SLASH,
-        b'\\' => BACKSLASH,
-        b'?' => QMARK,
-        b'#' => HASH,
-        _ if classes(b) & PATH != 0 => PATH_ESCAPE,
-        _ => 0,
-    }
-}
-
-const fn build_delimiters() -> [u8; 256] {
-    let mut t = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = delimiters(i as u8);
-        i += 1;
-    }
-    t
-}
-
-/// Delimiter classes for scanning authorities and paths.
-pub static DELIM: [u8; 256] = build_delimiters();
 
 /// The value of an ASCII hex digit, or `None`.
 #[inline]
@@ -246,46 +193,5 @@ mod tests {
         out.clear();
         encode_into::<simd::PathSet>(&mut out, b"0123456789abcdef{0123456789}");
         assert_eq!(out, b"0123456789abcdef%7B0123456789%7D");
-    }
-
-    #[test]
-    fn find_agrees_with_a_plain_scan() {
-        // Every length up to 20 and every position of one marked byte, so
-        // that both the eight-byte steps and the tail are exercised.
-        for len in 0..20 {
-            for mark in 0..=len {
-                let mut input = vec![b'a'; len];
-                if mark < len {
-                    input[mark] = b' ';
-                }
-                for start in 0..=len {
-                    let plain = (start..len).find(|&i| is(input[i], QUERY)).unwrap_or(len);
-                    assert_eq!(
-                        find(&CLASS, &input, start, QUERY),
-                        plain,
-                        "{len} {mark} {start}"
-                    );
-                }
-            }
-        }
-        // All 256 bytes against the table.
-        for b in 0..=255u8 {
-            let input = [b'a', b'a', b, b'a', b'a', b'a', b'a', b'a', b'a'];
-            let expect = if is(b, FRAGMENT) { 2 } else { 9 };
-            assert_eq!(find(&CLASS, &input, 0, FRAGMENT), expect, "{b:#x}");
-        }
-    }
-
-    #[test]
-    fn delimiter_table_matches_its_definition() {
-        for b in 0..=255u8 {
-            let d = DELIM[b as usize];
-            assert_eq!(d & SLASH != 0, b == b'/');
-            assert_eq!(d & BACKSLASH != 0, b == b'\\');
-            assert_eq!(d & QMARK != 0, b == b'?');
-            assert_eq!(d & HASH != 0, b == b'#');
-            let escape = is(b, PATH) && !matches!(b, b'?' | b'#');
-            assert_eq!(d & PATH_ESCAPE != 0, escape, "{b:#x}");
-        }
     }
 }

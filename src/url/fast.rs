@@ -11,19 +11,13 @@
 //! of caution. `tests/random.rs` checks that both paths give the same bytes
 //! and parts on every input (a leading space keeps an input off this path).
 
-use super::class::hex_value;
+use super::class::{hex_value, is_unreserved};
 use super::host::ends_in_a_number;
 use super::parts::{Parts, ABSENT};
 use super::simd::{
     find, find_path_run, CanonicalDomainStop, CanonicalFragmentStop, CanonicalQueryStop,
     SpecialPathSet, SpecialPathSetPercent,
 };
-
-/// RFC 3986 §2.3: "unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"".
-#[inline]
-pub fn is_unreserved(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
-}
 
 /// Checks the `%` at `i` and returns the index after it. With
 /// `strict_escapes` (the `rfc3986` profile), an escape with lower-case hex or

@@ -21,23 +21,7 @@
 
 use super::class;
 use super::reject::Reason;
-
-/// 1 for every byte that a lower-case ASCII domain can not hold as it is:
-/// forbidden domain code points, `%`, upper case, non-ASCII.
-static DOMAIN_STOP: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        let b = i as u8;
-        let stop = class::CLASS[i] & class::FORBIDDEN_DOMAIN != 0
-            || b >= 0x80
-            || b.is_ascii_uppercase()
-            || b == b'[';
-        t[i] = stop as u8;
-        i += 1;
-    }
-    t
-};
+use super::simd;
 
 /// What kind of host was written to `out`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,11 +74,12 @@ pub fn parse_host(
     out: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
 ) -> Result<HostKind, (Reason, usize)> {
-    // Fast path: a lower-case ASCII domain with nothing to decode or check
-    // is its own serialization, unless it ends in a number (IPv4).
+    // Fast path: a domain of `a-z 0-9 - . _` only has nothing to decode,
+    // lower-case or check, so it is its own serialization unless it ends in
+    // a number (IPv4). Anything else takes the general steps below.
     if special
         && !input.is_empty()
-        && class::find(&DOMAIN_STOP, input, 0, 1) == input.len()
+        && simd::find::<simd::CanonicalDomainStop>(input, 0) == input.len()
         && !ends_in_a_number(input)
     {
         out.extend_from_slice(input);

@@ -20,7 +20,7 @@
 
 use memchr::{memchr, memchr2, memrchr};
 
-use super::class::{encode_into, push_escape, BACKSLASH, DELIM, PATH_ESCAPE, SLASH};
+use super::class::{encode_into, push_escape};
 #[cfg(doc)]
 use super::fast;
 use super::host;
@@ -642,22 +642,20 @@ impl Parser<'_, '_> {
                 find::<SegmentStop>(inp, run)
             };
             self.out.extend_from_slice(&inp[run..j]);
+            // The scan stopped at a delimiter (`/ ? #`, and `\\` in a special
+            // URL), or at a byte of the path percent-encode set.
             match inp.get(j) {
-                Some(&b) if DELIM[b as usize] & PATH_ESCAPE != 0 => {
+                None | Some(b'/' | b'?' | b'#') => break j,
+                Some(b'\\') if self.special => break j,
+                Some(&b) => {
                     push_escape(self.out, b);
                     run = j + 1;
                 }
-                _ => break j,
             }
         };
         let seg = &inp[i..end];
         let c = inp.get(end).copied();
-        let separators = if self.special {
-            SLASH | BACKSLASH
-        } else {
-            SLASH
-        };
-        let slash = c.is_some_and(|b| DELIM[b as usize] & separators != 0);
+        let slash = c == Some(b'/') || (self.special && c == Some(b'\\'));
         let maybe_dot = seg.len() <= 6 && matches!(seg.first(), Some(b'.' | b'%'));
         if maybe_dot && is_double_dot(seg) {
             self.out.truncate(seg_out);
