@@ -96,6 +96,7 @@
 #![warn(missing_docs)]
 
 pub mod canon;
+pub mod log;
 pub mod url;
 
 pub use canon::{Base, Canonical, Canonicalizer, Profile, DEFAULT_MAX_INPUT_LEN};

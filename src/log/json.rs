@@ -1,0 +1,1 @@
+//! JSON access logs: one object per line. (Being written.)

@@ -1,0 +1,307 @@
+//! Records: from one log line to the parts of one request URL.
+//!
+//! Each log format has an extractor that reads one line (without its line
+//! end) and writes what it found into an [`Extracted`], undoing the logger's
+//! escaping on the way (Apache `\"` `\\` `\xhh`, nginx `\xHH`, HAProxy `#XX`,
+//! JSON string escapes, CloudFront's percent-encoding). The extractor does
+//! not canonicalize: [`crate::pipeline`] turns the parts into one URL and hands
+//! it to the [`Canonicalizer`](crate::Canonicalizer).
+//!
+//! Extractors never allocate per line: `Extracted` owns its buffers, which are
+//! cleared and reused for the next line.
+
+use std::fmt;
+
+/// The scheme of a record, when the log says it (or says a port it follows from).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// `http`
+    Http,
+    /// `https`
+    Https,
+}
+
+impl Scheme {
+    /// `"http"` or `"https"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheme::Http => "http",
+            Scheme::Https => "https",
+        }
+    }
+
+    /// The scheme a server port implies: 443 is `https`, everything else `http`.
+    pub fn from_port(port: u16) -> Scheme {
+        if port == 443 {
+            Scheme::Https
+        } else {
+            Scheme::Http
+        }
+    }
+
+    /// Parses `http`/`https` (ASCII case-insensitive; `ws`→http, `wss`→https as
+    /// CloudFront logs them).
+    pub fn parse(bytes: &[u8]) -> Option<Scheme> {
+        if bytes.eq_ignore_ascii_case(b"http") || bytes.eq_ignore_ascii_case(b"ws") {
+            Some(Scheme::Http)
+        } else if bytes.eq_ignore_ascii_case(b"https") || bytes.eq_ignore_ascii_case(b"wss") {
+            Some(Scheme::Https)
+        } else {
+            None
+        }
+    }
+}
+
+/// What the caller wants from each record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// The request target (the default).
+    Request,
+    /// The `Referer` header.
+    Referer,
+    /// Both: the request target, then the referer.
+    Both,
+}
+
+impl Field {
+    /// True when the request target is wanted.
+    pub fn request(self) -> bool {
+        matches!(self, Field::Request | Field::Both)
+    }
+    /// True when the referer is wanted.
+    pub fn referer(self) -> bool {
+        matches!(self, Field::Referer | Field::Both)
+    }
+}
+
+/// The parts of one record, written by an extractor. Buffers are reused from
+/// line to line: an extractor must `clear()` before it writes (see
+/// [`Extracted::clear`]).
+#[derive(Clone, Debug, Default)]
+pub struct Extracted {
+    /// The request target as the client sent it, log escaping undone: an
+    /// origin-form path and query (`/a?b`), an absolute URL (`http://h/a`),
+    /// `*`, or an authority (`host:443`). Empty when absent.
+    pub target: Vec<u8>,
+    /// True when `target` was found (it may still be empty: `"GET  HTTP/1.1"`).
+    pub has_target: bool,
+    /// True when the method is `CONNECT` (the target is authority-form).
+    pub connect: bool,
+    /// The Host the request was for (`Host` header, virtual host, `cs-host`),
+    /// possibly with `:port`. Empty when the log does not say.
+    pub host: Vec<u8>,
+    /// The scheme, when the log says it (`cs-protocol`, Traefik `RequestScheme`).
+    pub scheme: Option<Scheme>,
+    /// The server port, when logged apart from the host (`%p`, `s-port`).
+    pub port: Option<u16>,
+    /// The `Referer` header, escaping undone. Empty when absent.
+    pub referer: Vec<u8>,
+    /// True when the referer was found and is not a placeholder (`-`, `""`).
+    pub has_referer: bool,
+}
+
+impl Extracted {
+    /// Resets every field for the next line, keeping the buffers' capacity.
+    pub fn clear(&mut self) {
+        self.target.clear();
+        self.has_target = false;
+        self.connect = false;
+        self.host.clear();
+        self.scheme = None;
+        self.port = None;
+        self.referer.clear();
+        self.has_referer = false;
+    }
+}
+
+/// Why a line gave no URL although nothing is wrong with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Skip {
+    /// An empty (or all-whitespace) line.
+    EmptyLine,
+    /// A header or comment line (`#Fields:`, `#Version:`, ...).
+    Header,
+    /// A record without an HTTP request: a request field of `-`, a TLS or
+    /// connection record of a load balancer, a HAProxy start-up message.
+    NoRequest,
+    /// `OPTIONS *`: asterisk-form, not a URL.
+    AsteriskForm,
+    /// `CONNECT host:port`: authority-form, not a URL.
+    AuthorityForm,
+    /// The wanted field is a placeholder (`-`, empty): a referer that was not sent.
+    EmptyField,
+}
+
+impl Skip {
+    /// Every skip reason, in the order statistics list them.
+    pub const ALL: [Skip; 6] = [
+        Skip::EmptyLine,
+        Skip::Header,
+        Skip::NoRequest,
+        Skip::AsteriskForm,
+        Skip::AuthorityForm,
+        Skip::EmptyField,
+    ];
+
+    /// Stable machine-friendly name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Skip::EmptyLine => "empty-line",
+            Skip::Header => "header",
+            Skip::NoRequest => "no-request",
+            Skip::AsteriskForm => "asterisk-form",
+            Skip::AuthorityForm => "authority-form",
+            Skip::EmptyField => "empty-field",
+        }
+    }
+}
+
+impl fmt::Display for Skip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a line of a log could not be read as a record of its format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LineError {
+    /// The line does not have the shape of the format (no request field, too
+    /// few fields, no JSON object, ...).
+    Malformed,
+    /// The request line is not `METHOD SP target [SP HTTP/x.y]`.
+    BadRequestLine,
+    /// A quoted field or JSON string is not closed before the end of the line.
+    Unterminated,
+    /// The logger cut the request (HAProxy's 1024-byte limit): it is not whole.
+    Truncated,
+    /// A W3C data line before any `#Fields:` header, or with a field count
+    /// that does not match it.
+    FieldsMismatch,
+    /// A field the format needs (the URI stem, the JSON target path) is absent.
+    MissingField,
+    /// The logged host or port cannot be part of a URL (contains `/`, `@`,
+    /// spaces; port not a number).
+    BadHost,
+    /// The request target is neither origin-form, absolute-form, authority-form
+    /// nor asterisk-form.
+    BadTarget,
+    /// The line is longer than the line limit.
+    LineTooLong,
+    /// Invalid JSON.
+    BadJson,
+}
+
+impl LineError {
+    /// Stable machine-friendly name.
+    pub fn name(self) -> &'static str {
+        match self {
+            LineError::Malformed => "malformed-record",
+            LineError::BadRequestLine => "bad-request-line",
+            LineError::Unterminated => "unterminated-field",
+            LineError::Truncated => "truncated-request",
+            LineError::FieldsMismatch => "fields-mismatch",
+            LineError::MissingField => "missing-field",
+            LineError::BadHost => "bad-host",
+            LineError::BadTarget => "bad-target",
+            LineError::LineTooLong => "line-too-long",
+            LineError::BadJson => "bad-json",
+        }
+    }
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What an extractor made of one line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A record: `Extracted` holds its parts.
+    Record,
+    /// Nothing to emit, nothing wrong.
+    Skip(Skip),
+    /// The line is not a record of the format; the offset is the byte in the
+    /// line where the problem was found.
+    Error(LineError, usize),
+}
+
+pub mod json;
+pub mod w3c;
+
+/// A log format (`-f/--log-format`). `auto` is not a format: it is the
+/// choice to [`detect`](crate::log) one per input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LogFormat {
+    /// One URL or request target per line.
+    Plain,
+    /// Apache/nginx common log format (`%h %l %u %t "%r" %>s %b`).
+    Common,
+    /// Apache/nginx combined: common plus `"%{Referer}i" "%{User-agent}i"`.
+    Combined,
+    /// Combined or common with a virtual-host prefix (`%v:%p` or `%v`).
+    Vhost,
+    /// W3C extended log (IIS and others), columns from `#Fields:`.
+    W3c,
+    /// Amazon CloudFront standard log (W3C, tab separated, percent-encoded values).
+    Cloudfront,
+    /// AWS Application/Classic Load Balancer access log.
+    Alb,
+    /// One JSON object per line (nginx JSON, Caddy, Traefik, or given field paths).
+    Json,
+    /// HAProxy HTTP log, usually with a syslog prefix.
+    Haproxy,
+}
+
+impl LogFormat {
+    /// Every format, in the order detection tries them.
+    pub const ALL: [LogFormat; 9] = [
+        LogFormat::Plain,
+        LogFormat::Common,
+        LogFormat::Combined,
+        LogFormat::Vhost,
+        LogFormat::W3c,
+        LogFormat::Cloudfront,
+        LogFormat::Alb,
+        LogFormat::Json,
+        LogFormat::Haproxy,
+    ];
+
+    /// The name used on the command line and in statistics.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogFormat::Plain => "plain",
+            LogFormat::Common => "common",
+            LogFormat::Combined => "combined",
+            LogFormat::Vhost => "vhost",
+            LogFormat::W3c => "w3c",
+            LogFormat::Cloudfront => "cloudfront",
+            LogFormat::Alb => "alb",
+            LogFormat::Json => "json",
+            LogFormat::Haproxy => "haproxy",
+        }
+    }
+
+    /// True for formats whose meaning of a line depends on an earlier header
+    /// line (`#Fields:`), which must be carried from chunk to chunk.
+    pub fn has_header_state(self) -> bool {
+        matches!(self, LogFormat::W3c | LogFormat::Cloudfront)
+    }
+}
+
+impl fmt::Display for LogFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for LogFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        LogFormat::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| format!("unknown log format {s:?}"))
+    }
+}

@@ -1,0 +1,1 @@
+//! W3C extended logs (IIS, CloudFront). (Being written.)
