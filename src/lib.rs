@@ -96,7 +96,9 @@
 #![warn(missing_docs)]
 
 pub mod canon;
+pub mod input;
 pub mod log;
+pub mod pipeline;
 pub mod url;
 
 pub use canon::{Base, Canonical, Canonicalizer, Profile, DEFAULT_MAX_INPUT_LEN};

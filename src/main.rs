@@ -1,335 +1,495 @@
-//! `canonurl`: canonical URLs from logs, one per line.
+//! `canonurl`: canonical URLs from web-server access logs.
 //!
 //! ```text
-//! canonurl [-f plain] [--profile whatwg|rfc3986] [--base URL] [--pipe] [-o FILE] [FILE|-]...
+//! canonurl [OPTIONS] [FILE|-]...
 //! ```
 //!
-//! Reads one URL or HTTP request target per line (bytes, not necessarily
-//! UTF-8) and writes its canonical form to stdout. Only the line's `\n`, and a
-//! `\r` directly before it, are removed; everything else is the URL parser's.
+//! Reads access logs (any of the formats of `-f`, detected per input by
+//! default; plain, gzip or zstd), takes each record's request URL (or its
+//! referer), canonicalizes it and writes it to stdout. Data goes to stdout
+//! only, diagnostics to stderr only, and the output bytes never depend on
+//! whether stdout is a terminal. See README.md for examples.
 //!
-//! - With `--pipe`, exactly one output line per input line, in order: the
-//!   canonical URL, or an empty line when the input is rejected.
-//! - Without `--pipe`, rejected lines write nothing to stdout.
-//! - Each rejected line is reported on stderr as `canonurl: FILE:LINE: REASON`.
-//!
-//! Exit status: 0 when all input was read (rejected lines included, and when
-//! stdout is closed early: broken pipe), 2 on a usage error, an invalid
-//! `--base`, or a file that cannot be read or written.
+//! Exit status (as ripgrep's): 0 when everything was read (rejected lines
+//! included, and when stdout is closed early); 1 when `--strict` saw a
+//! rejected line or `--max-reject-rate` was exceeded; 2 on a usage error or
+//! when an input could not be read to its end, or the output not written.
 
 use std::ffi::OsString;
-use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use canonurl::{Base, Canonicalizer, Profile, Reject, DEFAULT_MAX_INPUT_LEN};
-use clap::{Parser, ValueEnum};
+use canonurl::input::Source;
+use canonurl::log::json::{JsonPaths, JsonPreset};
+use canonurl::log::{Field, LogFormat};
+use canonurl::pipeline::stats::Summary;
+use canonurl::pipeline::{self, Mode, Options, OutputFormat, Sinks};
+use canonurl::{Base, Profile};
+use clap::{ArgGroup, Parser, ValueEnum};
 
-/// Capacity of the input and output buffers.
-const IO_BUF_LEN: usize = 256 * 1024;
-
-/// Longest line read whole: the longest accepted URL plus `\r\n`. Longer lines
-/// are cut here, the rest skipped, and the line is rejected as too long, so a
-/// line without a newline never grows the line buffer without bound.
-const LINE_LIMIT: u64 = DEFAULT_MAX_INPUT_LEN as u64 + 2;
-
-/// Exit status for usage errors and unreadable or unwritable files.
+/// Exit status when `--strict` or `--max-reject-rate` fails the run.
+const EXIT_REJECTS: u8 = 1;
+/// Exit status for usage errors and inputs or outputs that failed.
 const EXIT_FATAL: u8 = 2;
 
-/// Name of standard input in diagnostics.
-const STDIN_NAME: &str = "<stdin>";
-
-/// Name of standard output in diagnostics.
-const STDOUT_NAME: &str = "<stdout>";
-
-/// Canonical URLs from web-server logs, one per input line.
+/// Canonical URLs from web-server access logs.
 #[derive(Debug, Parser)]
 #[command(name = "canonurl", version, about, long_about = None)]
+#[command(group(ArgGroup::new("mode").args(["pipe", "unique", "count"])))]
 struct Cli {
-    /// Input format (`plain`: one URL or request target per line).
-    #[arg(
-        short = 'f',
-        long = "log-format",
-        value_name = "FORMAT",
-        value_enum,
-        default_value_t = LogFormat::Plain
-    )]
-    log_format: LogFormat,
+    /// Input format; `auto` detects it from the first lines of each input.
+    #[arg(short = 'f', long = "log-format", value_name = "FORMAT", default_value = "auto", value_parser = parse_log_format)]
+    log_format: FormatChoice,
 
     /// Canonicalization profile.
     #[arg(long, value_name = "PROFILE", value_enum, default_value_t = ProfileArg::Rfc3986)]
     profile: ProfileArg,
 
-    /// Base URL that relative references are resolved against. Without it, a
-    /// target starting with `/` is written as path and query only.
+    /// Scheme and host for request targets of records that do not say their
+    /// host; with `-f plain`, the base URL of relative references. Without
+    /// it, such targets are written as path and query only.
     #[arg(long, value_name = "URL")]
     base: Option<OsString>,
 
-    /// Write exactly one line per input line: the canonical URL, or an empty
-    /// line when the input is rejected.
+    /// Which URL of each record: the request target, the Referer, or both.
+    #[arg(long, value_name = "FIELD", value_enum, default_value_t = FieldArg::Request)]
+    field: FieldArg,
+
+    /// Output format: one URL per line, TSV rows or JSON Lines.
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = OutputArg::Plain)]
+    format: OutputArg,
+
+    /// Exactly one output line per input line, in order (empty when the
+    /// line gave no URL): the contract of Spark's `pipe` and Hadoop streaming.
     #[arg(long)]
     pipe: bool,
+
+    /// Each canonical URL once, in first-seen order.
+    #[arg(long)]
+    unique: bool,
+
+    /// Each canonical URL with its count, most frequent first.
+    #[arg(long)]
+    count: bool,
+
+    /// Add the 64-bit fingerprint (XXH64, seed 42, signed decimal; equal to
+    /// Spark SQL's `xxhash64(url)`) after a tab.
+    #[arg(long)]
+    key: bool,
+
+    /// Print totals to stderr: lines, emitted, skipped and rejected by
+    /// reason, bytes, MB/s, detected formats.
+    #[arg(long)]
+    stats: bool,
+
+    /// Write the totals as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    stats_json: Option<PathBuf>,
+
+    /// Write every rejected line to FILE as `INPUT:LINE<TAB>REASON<TAB>BYTE<TAB>LINE`.
+    #[arg(long, value_name = "FILE")]
+    rejects: Option<PathBuf>,
+
+    /// Exit with status 1 when any line was rejected.
+    #[arg(long)]
+    strict: bool,
+
+    /// Exit with status 1 when more than this fraction of lines was
+    /// rejected (`0.01` or `1%`).
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    max_reject_rate: Option<f64>,
+
+    /// Worker threads (default: all cores).
+    #[arg(short = 'j', long, value_name = "N")]
+    threads: Option<usize>,
+
+    /// Progress bar on stderr: `auto` shows it when stderr is a terminal.
+    #[arg(long, value_name = "WHEN", value_enum, default_value_t = When::Auto)]
+    progress: When,
+
+    /// Longest line read, in bytes; longer lines are rejected (line-too-long).
+    #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_MAX_LINE)]
+    max_line_len: usize,
+
+    /// JSON logs: field paths from a preset (default: detected per input).
+    #[arg(long, value_name = "PRESET", value_parser = parse_json_preset)]
+    json_preset: Option<JsonPreset>,
+
+    /// JSON logs: dotted path of the request target (`request.uri`).
+    #[arg(long, value_name = "PATH")]
+    json_target: Option<String>,
+
+    /// JSON logs: dotted path of a whole request line (`GET /x HTTP/1.1`).
+    #[arg(long, value_name = "PATH")]
+    json_request: Option<String>,
+
+    /// JSON logs: dotted path of the host.
+    #[arg(long, value_name = "PATH")]
+    json_host: Option<String>,
+
+    /// JSON logs: dotted path of the scheme.
+    #[arg(long, value_name = "PATH")]
+    json_scheme: Option<String>,
+
+    /// JSON logs: dotted path of the referer.
+    #[arg(long, value_name = "PATH")]
+    json_referer: Option<String>,
+
+    /// Read input paths from FILE (`-`: stdin), one per line, after the
+    /// FILE arguments.
+    #[arg(long, value_name = "FILE")]
+    files_from: Option<PathBuf>,
 
     /// Write to FILE instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
 
-    /// Input files; none or `-` reads stdin.
+    /// Input files; none, or `-`, reads stdin.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
 }
 
-/// How records are laid out in the input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum LogFormat {
-    /// One URL or request target per line.
-    Plain,
+#[derive(Clone, Copy, Debug)]
+enum FormatChoice {
+    Auto,
+    Given(LogFormat),
 }
 
-/// The `--profile` values (mirrors [`Profile`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+fn parse_log_format(s: &str) -> Result<FormatChoice, String> {
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(FormatChoice::Auto);
+    }
+    s.parse::<LogFormat>().map(FormatChoice::Given).map_err(|_| {
+        let names: Vec<&str> = LogFormat::ALL.iter().map(|f| f.name()).collect();
+        format!("unknown log format {s:?} (auto, {})", names.join(", "))
+    })
+}
+
+fn parse_json_preset(s: &str) -> Result<JsonPreset, String> {
+    s.parse::<JsonPreset>()
+        .map_err(|_| format!("unknown JSON preset {s:?} (nginx, caddy, traefik)"))
+}
+
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let (num, scale) = match s.strip_suffix('%') {
+        Some(n) => (n, 100.0),
+        None => (s, 1.0),
+    };
+    match num.trim().parse::<f64>() {
+        Ok(r) if (0.0..=scale).contains(&r) => Ok(r / scale),
+        _ => Err(format!("{s:?} is not a rate between 0 and 1 (or 0% and 100%)")),
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum ProfileArg {
-    /// Exactly the WHATWG URL Standard's href.
     Whatwg,
-    /// WHATWG plus RFC 3986 escape normalization (upper-case hex, unreserved decoded).
     Rfc3986,
 }
 
-impl From<ProfileArg> for Profile {
-    fn from(p: ProfileArg) -> Profile {
-        match p {
-            ProfileArg::Whatwg => Profile::Whatwg,
-            ProfileArg::Rfc3986 => Profile::Rfc3986,
-        }
-    }
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FieldArg {
+    Request,
+    Referer,
+    Both,
 }
 
-/// Why the command stopped before reading all its input.
-#[derive(Debug)]
-enum Error {
-    /// The command line did not parse (or `--help`/`--version` was asked for).
-    Cli(clap::Error),
-    /// The command line parsed but makes no sense (an invalid `--base`).
-    Usage(String),
-    /// An input could not be opened or read.
-    Input { name: String, err: io::Error },
-    /// The output could not be created or written.
-    Output { name: String, err: io::Error },
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OutputArg {
+    Plain,
+    Tsv,
+    Jsonl,
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Cli(e) => write!(f, "{e}"),
-            Error::Usage(msg) => f.write_str(msg),
-            Error::Input { name, err } => write!(f, "{name}: {err}"),
-            Error::Output { name, err } => write!(f, "{name}: {err}"),
-        }
-    }
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum When {
+    Auto,
+    Always,
+    Never,
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(code) => code,
-        Err(Error::Cli(e)) => {
-            // clap prints help and version to stdout, errors to stderr.
-            let _ = e.print();
-            ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(EXIT_FATAL))
-        }
-        Err(e) => {
-            eprintln!("canonurl: {e}");
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(message) => {
+            eprintln!("canonurl: {message}");
             ExitCode::from(EXIT_FATAL)
         }
     }
 }
 
-fn run() -> Result<ExitCode, Error> {
-    let cli = Cli::try_parse().map_err(Error::Cli)?;
-    match cli.log_format {
-        LogFormat::Plain => {}
-    }
+/// Runs the command; `Err` is a fatal error to report.
+fn run(cli: Cli) -> Result<u8, String> {
+    let options = options(&cli)?;
+    let sources = sources(&cli)?;
 
-    let mut canonicalizer = Canonicalizer::new(cli.profile.into());
-    if let Some(base) = &cli.base {
-        let bytes = base.as_encoded_bytes();
-        let base = Base::parse(bytes).map_err(|reject| {
-            let shown = String::from_utf8_lossy(bytes);
-            Error::Usage(format!("invalid --base URL '{shown}': {reject}"))
-        })?;
-        canonicalizer = canonicalizer.with_base(base);
-    }
-
-    let (sink, out_name): (Box<dyn Write>, String) = match &cli.output {
-        None => (Box::new(io::stdout().lock()), STDOUT_NAME.to_owned()),
-        Some(path) => {
-            let name = path.display().to_string();
-            match File::create(path) {
-                Ok(file) => (Box::new(file), name),
-                Err(err) => return Err(Error::Output { name, err }),
-            }
+    let stdout = io::stdout();
+    let mut out: Box<dyn Write> = match &cli.output {
+        Some(path) => Box::new(BufWriter::with_capacity(
+            256 * 1024,
+            File::create(path).map_err(|e| format!("{}: cannot create: {e}", path.display()))?,
+        )),
+        None => Box::new(BufWriter::with_capacity(256 * 1024, stdout.lock())),
+    };
+    let mut rejects = match &cli.rejects {
+        Some(path) => Some(BufWriter::new(
+            File::create(path).map_err(|e| format!("{}: cannot create: {e}", path.display()))?,
+        )),
+        None => None,
+    };
+    let stderr = io::stderr();
+    let show_progress = match cli.progress {
+        When::Always => true,
+        When::Never => false,
+        When::Auto => stderr.is_terminal(),
+    };
+    let bar = show_progress.then(|| progress_bar(&sources));
+    let mut tick = |raw: u64| {
+        if let Some(b) = &bar {
+            b.set_position(raw);
         }
     };
-    let mut job = Job {
-        canonicalizer,
-        pipe: cli.pipe,
-        out: BufWriter::with_capacity(IO_BUF_LEN, sink),
-        out_name,
-        line: Vec::with_capacity(4096),
-        url: Vec::with_capacity(4096),
-        diag: Vec::with_capacity(256),
+    let mut diag = stderr.lock();
+    let result = pipeline::run(
+        &sources,
+        &options,
+        Sinks {
+            out: &mut out,
+            rejects: rejects.as_mut().map(|r| r as &mut dyn Write),
+            diag: &mut diag,
+            progress: if bar.is_some() { Some(&mut tick) } else { None },
+        },
+    );
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let summary = match result {
+        Ok(s) => s,
+        // The reader of our output went away (`| head`): not an error.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(0),
+        Err(e) => {
+            let name = cli
+                .output
+                .as_ref()
+                .map_or("<stdout>".to_string(), |p| p.display().to_string());
+            return Err(format!("{name}: cannot write: {e}"));
+        }
     };
+    drop(diag);
+    if let Some(r) = rejects.as_mut() {
+        r.flush()
+            .map_err(|e| format!("--rejects: cannot write: {e}"))?;
+    }
+    report(&cli, &summary)?;
+    Ok(exit_code(&cli, &summary))
+}
 
-    let stdin_only = [PathBuf::from("-")];
-    let inputs = if cli.files.is_empty() {
-        &stdin_only[..]
+fn exit_code(cli: &Cli, summary: &Summary) -> u8 {
+    if summary.had_errors() {
+        return EXIT_FATAL;
+    }
+    let s = &summary.stats;
+    let rejected = s.rejected_total();
+    if cli.strict && rejected > 0 {
+        return EXIT_REJECTS;
+    }
+    if let Some(rate) = cli.max_reject_rate {
+        if s.lines > 0 && rejected as f64 / s.lines as f64 > rate {
+            eprintln!(
+                "canonurl: {rejected} of {} lines rejected, more than --max-reject-rate {rate}",
+                s.lines
+            );
+            return EXIT_REJECTS;
+        }
+    }
+    0
+}
+
+fn report(cli: &Cli, summary: &Summary) -> Result<(), String> {
+    if cli.stats {
+        eprint!("{}", summary.to_text());
+    }
+    if let Some(path) = &cli.stats_json {
+        let mut json = summary.to_json();
+        json.push('\n');
+        std::fs::write(path, json).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn options(cli: &Cli) -> Result<Options, String> {
+    let base = match &cli.base {
+        Some(b) => Some(
+            Base::parse(b.as_encoded_bytes())
+                .map_err(|r| format!("invalid --base {:?}: {r}", b.to_string_lossy()))?,
+        ),
+        None => None,
+    };
+    let mode = if cli.pipe {
+        Mode::Pipe
+    } else if cli.unique {
+        Mode::Unique
+    } else if cli.count {
+        Mode::Count
     } else {
-        &cli.files[..]
+        Mode::Records
     };
-    let result = inputs
-        .iter()
-        .try_for_each(|path| job.run_path(path))
-        .and_then(|()| job.finish());
-    match result {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        // The reader went away (`| head`): nothing left to do, and not an error.
-        Err(Error::Output { err, .. }) if err.kind() == io::ErrorKind::BrokenPipe => {
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(e) => Err(e),
+    let field = match cli.field {
+        FieldArg::Request => Field::Request,
+        FieldArg::Referer => Field::Referer,
+        FieldArg::Both => Field::Both,
+    };
+    let output = match cli.format {
+        OutputArg::Plain => OutputFormat::Plain,
+        OutputArg::Tsv => OutputFormat::Tsv,
+        OutputArg::Jsonl => OutputFormat::Jsonl,
+    };
+    if mode == Mode::Pipe && field == Field::Both && output != OutputFormat::Plain {
+        return Err(
+            "--pipe --field both writes two tab-separated URLs per line; it needs --format plain"
+                .to_string(),
+        );
     }
+    if cli.max_line_len < 1024 {
+        return Err("--max-line-len must be at least 1024".to_string());
+    }
+    let json_paths = json_paths(cli);
+    let threads = cli
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        return Err("--threads must be at least 1".to_string());
+    }
+    Ok(Options {
+        format: match cli.log_format {
+            FormatChoice::Auto => None,
+            FormatChoice::Given(f) => Some(f),
+        },
+        json_paths,
+        field,
+        profile: match cli.profile {
+            ProfileArg::Whatwg => Profile::Whatwg,
+            ProfileArg::Rfc3986 => Profile::Rfc3986,
+        },
+        base,
+        output,
+        mode,
+        key: cli.key,
+        threads,
+        max_line: cli.max_line_len,
+        rejects: cli.rejects.is_some(),
+        ..Options::default()
+    })
 }
 
-/// One run of the command: the canonicalizer, the output, and the buffers
-/// reused for every line.
-struct Job<W: Write> {
-    canonicalizer: Canonicalizer,
-    pipe: bool,
-    out: BufWriter<W>,
-    out_name: String,
-    /// The current input line, terminator removed.
-    line: Vec<u8>,
-    /// The canonical URL of the current line, plus `\n`.
-    url: Vec<u8>,
-    /// The current diagnostic line.
-    diag: Vec<u8>,
+/// JSON paths from `--json-preset` and the `--json-*` overrides.
+fn json_paths(cli: &Cli) -> Option<JsonPaths> {
+    let overrides = [
+        &cli.json_target,
+        &cli.json_request,
+        &cli.json_host,
+        &cli.json_scheme,
+        &cli.json_referer,
+    ];
+    if cli.json_preset.is_none() && overrides.iter().all(|o| o.is_none()) {
+        return None;
+    }
+    let mut paths = cli.json_preset.map(JsonPreset::paths).unwrap_or_default();
+    let set = |slot: &mut Option<String>, v: &Option<String>| {
+        if let Some(v) = v {
+            *slot = Some(v.clone());
+        }
+    };
+    set(&mut paths.target, &cli.json_target);
+    set(&mut paths.request_line, &cli.json_request);
+    set(&mut paths.host, &cli.json_host);
+    set(&mut paths.scheme, &cli.json_scheme);
+    set(&mut paths.referer, &cli.json_referer);
+    Some(paths)
 }
 
-impl<W: Write> Job<W> {
-    /// Opens and reads one input (`-` is stdin).
-    fn run_path(&mut self, path: &Path) -> Result<(), Error> {
-        if path.as_os_str() == "-" {
-            let mut reader = BufReader::with_capacity(IO_BUF_LEN, io::stdin().lock());
-            return self.run_reader(STDIN_NAME, &mut reader);
-        }
-        let name = path.display().to_string();
-        match File::open(path) {
-            Ok(file) => {
-                let mut reader = BufReader::with_capacity(IO_BUF_LEN, file);
-                self.run_reader(&name, &mut reader)
-            }
-            Err(err) => Err(Error::Input { name, err }),
-        }
-    }
-
-    /// Canonicalizes every line of `reader`; `name` is used in diagnostics.
-    fn run_reader<R: BufRead>(&mut self, name: &str, reader: &mut R) -> Result<(), Error> {
-        let input_error = |err| Error::Input {
-            name: name.to_owned(),
-            err,
+/// The inputs: FILE arguments, then `--files-from`'s lines; stdin if none.
+fn sources(cli: &Cli) -> Result<Vec<Source>, String> {
+    let mut sources: Vec<Source> = cli.files.iter().map(|p| source(p.clone())).collect();
+    if let Some(list) = &cli.files_from {
+        let reader: Box<dyn BufRead> = if list.as_os_str() == "-" {
+            Box::new(BufReader::new(io::stdin()))
+        } else {
+            Box::new(BufReader::new(File::open(list).map_err(|e| {
+                format!("--files-from {}: cannot open: {e}", list.display())
+            })?))
         };
-        let mut line_number: u64 = 0;
-        loop {
-            self.line.clear();
-            let n = reader
-                .by_ref()
-                .take(LINE_LIMIT)
-                .read_until(b'\n', &mut self.line)
-                .map_err(input_error)?;
-            if n == 0 {
-                return Ok(());
+        for line in reader.split(b'\n') {
+            let line = line.map_err(|e| format!("--files-from: cannot read: {e}"))?;
+            let line = line.strip_suffix(b"\r").unwrap_or(&line);
+            if line.is_empty() {
+                continue;
             }
-            line_number += 1;
-            if self.line.last() == Some(&b'\n') {
-                self.line.pop();
-                if self.line.last() == Some(&b'\r') {
-                    self.line.pop();
-                }
-            } else if n as u64 == LINE_LIMIT {
-                // Cut at the limit: longer than any accepted URL, so the
-                // canonicalizer rejects it below (input too long).
-                skip_rest_of_line(reader).map_err(input_error)?;
-            }
-            self.canonicalize_line(name, line_number)?;
+            sources.push(source(path_from_bytes(line)));
+        }
+        if sources.is_empty() {
+            return Ok(sources);
         }
     }
-
-    /// Writes the current line's canonical URL, or reports why it was rejected.
-    fn canonicalize_line(&mut self, name: &str, line_number: u64) -> Result<(), Error> {
-        self.url.clear();
-        match self
-            .canonicalizer
-            .canonicalize_target(&self.line, &mut self.url)
-        {
-            Ok(_) => {
-                self.url.push(b'\n');
-                let written = self.out.write_all(&self.url);
-                written.map_err(|err| self.output_error(err))
-            }
-            Err(reject) => {
-                self.report(name, line_number, reject);
-                if self.pipe {
-                    let written = self.out.write_all(b"\n");
-                    written.map_err(|err| self.output_error(err))?;
-                }
-                Ok(())
-            }
-        }
+    if sources.is_empty() {
+        sources.push(Source::Stdin);
     }
-
-    /// Writes `canonurl: FILE:LINE: REASON at byte N` to stderr, in one write.
-    fn report(&mut self, name: &str, line_number: u64, reject: Reject) {
-        self.diag.clear();
-        // Writing to a Vec cannot fail; a failing stderr is not worth stopping for.
-        let _ = writeln!(self.diag, "canonurl: {name}:{line_number}: {reject}");
-        let _ = io::stderr().write_all(&self.diag);
+    if cli.files_from.as_ref().is_some_and(|f| f.as_os_str() == "-")
+        && sources.contains(&Source::Stdin)
+    {
+        return Err("stdin cannot be both --files-from - and an input".to_string());
     }
+    Ok(sources)
+}
 
-    /// Flushes the output.
-    fn finish(&mut self) -> Result<(), Error> {
-        let flushed = self.out.flush();
-        flushed.map_err(|err| self.output_error(err))
-    }
-
-    fn output_error(&self, err: io::Error) -> Error {
-        Error::Output {
-            name: self.out_name.clone(),
-            err,
-        }
+fn source(path: PathBuf) -> Source {
+    if path.as_os_str() == "-" {
+        Source::Stdin
+    } else {
+        Source::Path(path)
     }
 }
 
-/// Consumes input up to and including the next `\n` (or to the end).
-fn skip_rest_of_line<R: BufRead>(reader: &mut R) -> io::Result<()> {
-    loop {
-        let buf = match reader.fill_buf() {
-            Ok(buf) => buf,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+#[cfg(unix)]
+fn path_from_bytes(bytes: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+}
+
+#[cfg(not(unix))]
+fn path_from_bytes(bytes: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// A bar over the total size on disk when every input is a regular file;
+/// a spinner with bytes and rate otherwise.
+fn progress_bar(sources: &[Source]) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    let mut total = Some(0u64);
+    for s in sources {
+        total = match (total, s) {
+            (Some(t), Source::Path(p)) => std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| t + m.len()),
+            _ => None,
         };
-        if buf.is_empty() {
-            return Ok(());
-        }
-        match memchr::memchr(b'\n', buf) {
-            Some(i) => {
-                reader.consume(i + 1);
-                return Ok(());
-            }
-            None => {
-                let len = buf.len();
-                reader.consume(len);
-            }
-        }
     }
+    let bar = match total {
+        Some(t) => ProgressBar::with_draw_target(Some(t), ProgressDrawTarget::stderr()).with_style(
+            ProgressStyle::with_template(
+                "{bar:30} {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ),
+        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
+            ProgressStyle::with_template("{spinner} {bytes} {binary_bytes_per_sec}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        ),
+    };
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
 }

@@ -305,3 +305,9 @@ impl std::str::FromStr for LogFormat {
             .ok_or_else(|| format!("unknown log format {s:?}"))
     }
 }
+
+pub mod alb;
+pub mod clf;
+pub mod escape;
+pub mod haproxy;
+pub mod detect;

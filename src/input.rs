@@ -1,0 +1,438 @@
+//! Bytes: opening inputs and cutting them into chunks of whole lines.
+//!
+//! Compressed input is recognised by its magic bytes, not by its name, and
+//! decompressed in-process: gzip (all members of a multi-member file, as
+//! `cat a.gz b.gz` or `logrotate` make them) and zstd. Everything is read with
+//! `read()` into a few reused buffers rather than memory-mapped: the page
+//! cache serves plain files at several GB/s either way, one code path serves
+//! files, pipes and decompressors alike, and the resident memory stays at the
+//! buffers in flight instead of growing with the touched pages of the map.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use memchr::{memchr, memmem, memrchr};
+
+/// Where lines come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Standard input (`-`, or no file given).
+    Stdin,
+    /// A file.
+    Path(PathBuf),
+}
+
+impl Source {
+    /// The name used in diagnostics: the path as given, or `<stdin>`.
+    pub fn name(&self) -> String {
+        match self {
+            Source::Stdin => "<stdin>".to_string(),
+            Source::Path(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// How an input is compressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// Not compressed.
+    None,
+    /// gzip (RFC 1952), one or more members.
+    Gzip,
+    /// Zstandard.
+    Zstd,
+}
+
+impl Compression {
+    /// Recognises a compressed stream by its first bytes.
+    pub fn sniff(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+
+    /// `none`, `gzip` or `zstd`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+        }
+    }
+}
+
+/// An open input: decompressed bytes, and a counter of the raw bytes read
+/// (for progress against the file size).
+pub struct Input {
+    /// The decompressed stream.
+    pub reader: Box<dyn Read + Send>,
+    /// How it was compressed.
+    pub compression: Compression,
+    /// Size on disk, when it is a regular file.
+    pub size: Option<u64>,
+}
+
+/// Counts the bytes read through it into a shared counter.
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Size of the buffer that raw (compressed) bytes are read through.
+const RAW_BUF_LEN: usize = 256 * 1024;
+
+/// Opens `source`, detects compression and returns the decompressed stream.
+/// `raw_read` counts the raw bytes as they are read.
+pub fn open(source: &Source, raw_read: Arc<AtomicU64>) -> io::Result<Input> {
+    let (raw, size): (Box<dyn Read + Send>, Option<u64>) = match source {
+        Source::Stdin => (Box::new(io::stdin()), None),
+        Source::Path(path) => open_file(path)?,
+    };
+    let mut buffered = BufReader::with_capacity(
+        RAW_BUF_LEN,
+        Counting {
+            inner: raw,
+            count: raw_read,
+        },
+    );
+    let compression = Compression::sniff(fill_at_least(&mut buffered, 4)?);
+    let reader: Box<dyn Read + Send> = match compression {
+        Compression::None => Box::new(buffered),
+        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
+    };
+    Ok(Input {
+        reader,
+        compression,
+        size,
+    })
+}
+
+fn open_file(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "is a directory"));
+    }
+    let size = meta.is_file().then(|| meta.len());
+    Ok((Box::new(file), size))
+}
+
+/// Fills the buffer until it holds `n` bytes or the input ends (a short
+/// first read from a pipe must not hide the magic bytes).
+fn fill_at_least<R: Read>(reader: &mut BufReader<R>, n: usize) -> io::Result<&[u8]> {
+    // BufReader can only grow its buffer by consuming, so peek with
+    // `fill_buf`; a pipe giving fewer than `n` bytes in its first read is
+    // rare and only risks missing the magic, never losing data.
+    let _ = n;
+    reader.fill_buf()
+}
+
+/// One piece of an input, as handed to a worker.
+#[derive(Debug)]
+pub enum Piece {
+    /// Whole lines: every line ends in `\n`, except possibly the last line of
+    /// the input.
+    Lines {
+        /// The bytes.
+        buf: Vec<u8>,
+        /// Number of the first line (1-based).
+        first_line: u64,
+        /// Number of lines in `buf`.
+        lines: u64,
+        /// The `#Fields:` line in effect at the start of `buf`, for formats
+        /// whose lines depend on an earlier header.
+        header: Option<Arc<[u8]>>,
+    },
+    /// A line longer than the limit: its first bytes were read and the rest
+    /// skipped up to the next newline.
+    TooLong {
+        /// Its line number.
+        line: u64,
+        /// Its length without the line end.
+        len: u64,
+        /// The buffer, returned for reuse (its contents are the line's head).
+        buf: Vec<u8>,
+    },
+    /// The input ended with a read error inside a line: the bytes of the
+    /// incomplete last line, which are not processed as a record.
+    Fragment {
+        /// Its line number.
+        line: u64,
+        /// The buffer, returned for reuse (its contents are the fragment).
+        buf: Vec<u8>,
+    },
+}
+
+/// Cuts a stream into [`Piece`]s of about `chunk_len` bytes at line ends.
+pub struct Chunker {
+    reader: Box<dyn Read + Send>,
+    chunk_len: usize,
+    max_line: usize,
+    /// Bytes after the last line end of the previous piece.
+    carry: Vec<u8>,
+    next_line: u64,
+    eof: bool,
+    /// A read error, reported once the bytes before it are handed out.
+    error: Option<io::Error>,
+    /// Carry the last `#Fields:` line from piece to piece.
+    track_header: bool,
+    header: Option<Arc<[u8]>>,
+    /// Total decompressed bytes handed out.
+    pub bytes: u64,
+}
+
+impl Chunker {
+    /// A chunker over `reader`. Lines longer than `max_line` bytes are
+    /// reported as [`Piece::TooLong`].
+    pub fn new(reader: Box<dyn Read + Send>, chunk_len: usize, max_line: usize) -> Self {
+        Chunker {
+            reader,
+            chunk_len: chunk_len.max(1),
+            max_line: max_line.max(1),
+            carry: Vec::new(),
+            next_line: 1,
+            eof: false,
+            error: None,
+            track_header: false,
+            header: None,
+            bytes: 0,
+        }
+    }
+
+    /// Carry `#Fields:` lines (W3C formats) from piece to piece.
+    pub fn track_header(&mut self, on: bool) {
+        self.track_header = on;
+    }
+
+    /// Fills `buf` with the next piece. `Ok(None)` at the end of the input;
+    /// `Err` after the last good piece when the input could not be read to
+    /// its end (a truncated gzip stream, an I/O error).
+    pub fn next_piece(&mut self, mut buf: Vec<u8>) -> io::Result<Option<Piece>> {
+        buf.clear();
+        buf.append(&mut self.carry);
+        let mut target = self.chunk_len;
+        loop {
+            if buf.len() >= target || self.eof || self.error.is_some() {
+                if let Some(p) = memrchr(b'\n', &buf) {
+                    self.carry.extend_from_slice(&buf[p + 1..]);
+                    buf.truncate(p + 1);
+                    return Ok(Some(self.lines(buf)));
+                }
+                // No line end in the buffer.
+                if let Some(err) = self.error.take() {
+                    if buf.is_empty() {
+                        return Err(err);
+                    }
+                    // Keep the error for the next call; hand out the fragment.
+                    self.error = Some(err);
+                    let line = self.next_line;
+                    self.next_line += 1;
+                    self.bytes += buf.len() as u64;
+                    return Ok(Some(Piece::Fragment { line, buf }));
+                }
+                if self.eof {
+                    if buf.is_empty() {
+                        return Ok(None);
+                    }
+                    // The last line, without a line end.
+                    return Ok(Some(self.lines(buf)));
+                }
+                if buf.len() > self.max_line {
+                    return self.too_long(buf).map(Some);
+                }
+                // One line fills the buffer: read on, up to the limit.
+                target = (target * 2).min(self.max_line + 1);
+            }
+            let want = (target - buf.len().min(target)).max(1);
+            match (&mut self.reader).take(want as u64).read_to_end(&mut buf) {
+                Ok(0) => self.eof = true,
+                Ok(_) => {}
+                Err(e) => self.error = Some(e),
+            }
+        }
+    }
+
+    fn lines(&mut self, buf: Vec<u8>) -> Piece {
+        let mut lines = bytecount::count(&buf, b'\n') as u64;
+        if buf.last() != Some(&b'\n') {
+            lines += 1;
+        }
+        let first_line = self.next_line;
+        self.next_line += lines;
+        self.bytes += buf.len() as u64;
+        let header = self.header.clone();
+        if self.track_header {
+            if let Some(h) = last_fields_line(&buf) {
+                self.header = Some(Arc::from(h));
+            }
+        }
+        Piece::Lines {
+            buf,
+            first_line,
+            lines,
+            header,
+        }
+    }
+
+    /// Skips the rest of an over-long line, keeping its first bytes.
+    fn too_long(&mut self, mut buf: Vec<u8>) -> io::Result<Piece> {
+        let mut len = buf.len() as u64;
+        let head_len = buf.len().min(4096);
+        let mut tmp = vec![0u8; 64 * 1024];
+        loop {
+            let n = match self.reader.read(&mut tmp) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.error = Some(e);
+                    break;
+                }
+            };
+            if let Some(nl) = memchr(b'\n', &tmp[..n]) {
+                len += nl as u64;
+                self.carry.extend_from_slice(&tmp[nl + 1..n]);
+                break;
+            }
+            len += n as u64;
+        }
+        self.bytes += len + 1;
+        buf.truncate(head_len);
+        let line = self.next_line;
+        self.next_line += 1;
+        Ok(Piece::TooLong { line, len, buf })
+    }
+}
+
+/// The last line of `buf` that starts with `#Fields:`.
+fn last_fields_line(buf: &[u8]) -> Option<&[u8]> {
+    let at = if let Some(p) = memmem::rfind(buf, b"\n#Fields:") {
+        p + 1
+    } else if buf.starts_with(b"#Fields:") {
+        0
+    } else {
+        return None;
+    };
+    let end = memchr(b'\n', &buf[at..]).map_or(buf.len(), |e| at + e);
+    let line = &buf[at..end];
+    Some(line.strip_suffix(b"\r").unwrap_or(line))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces(data: &[u8], chunk: usize, max_line: usize) -> Vec<(String, u64, u64)> {
+        let mut c = Chunker::new(Box::new(io::Cursor::new(data.to_vec())), chunk, max_line);
+        let mut out = Vec::new();
+        while let Some(p) = c.next_piece(Vec::new()).unwrap() {
+            out.push(match p {
+                Piece::Lines {
+                    buf,
+                    first_line,
+                    lines,
+                    ..
+                } => (String::from_utf8_lossy(&buf).into_owned(), first_line, lines),
+                Piece::TooLong { line, len, .. } => ("TOO LONG".to_string(), line, len),
+                Piece::Fragment { line, .. } => ("FRAGMENT".to_string(), line, 0),
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn cuts_at_line_ends_and_numbers_lines() {
+        let p = pieces(b"aa\nbb\ncc\ndd", 4, 100);
+        let joined: String = p.iter().map(|x| x.0.as_str()).collect();
+        assert_eq!(joined, "aa\nbb\ncc\ndd");
+        let mut next = 1;
+        for (text, first, lines) in &p {
+            assert_eq!(*first, next);
+            assert!(text.ends_with('\n') || text == "dd");
+            next += lines;
+        }
+        assert_eq!(next, 5);
+    }
+
+    #[test]
+    fn long_lines_grow_the_buffer_up_to_the_limit() {
+        let mut data = vec![b'x'; 1000];
+        data.push(b'\n');
+        data.extend_from_slice(b"short\n");
+        let p = pieces(&data, 16, 2000);
+        assert_eq!(p[0].1, 1);
+        assert!(p[0].0.starts_with("xxxx"));
+        let p = pieces(&data, 16, 500);
+        assert_eq!(p[0], ("TOO LONG".to_string(), 1, 1000));
+        // Longer than one read of the skipping loop.
+        assert_eq!(p[1], ("short\n".to_string(), 2, 1));
+        // Longer than one read of the skipping loop.
+        let mut data = vec![b'y'; 200_000];
+        data.extend_from_slice(b"\nnext\n");
+        let p = pieces(&data, 1024, 100_000);
+        assert_eq!(p[0], ("TOO LONG".to_string(), 1, 200_000));
+        assert_eq!(p[1], ("next\n".to_string(), 2, 1));
+    }
+
+    #[test]
+    fn read_error_mid_line_gives_a_fragment_then_the_error() {
+        struct Failing(usize);
+        impl Read for Failing {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0 == 0 {
+                    self.0 = 1;
+                    let d = b"ok\npart";
+                    buf[..d.len()].copy_from_slice(d);
+                    Ok(d.len())
+                } else {
+                    Err(io::Error::new(io::ErrorKind::UnexpectedEof, "cut"))
+                }
+            }
+        }
+        let mut c = Chunker::new(Box::new(Failing(0)), 1024, 4096);
+        assert!(matches!(c.next_piece(Vec::new()), Ok(Some(Piece::Lines { lines: 1, .. }))));
+        assert!(matches!(c.next_piece(Vec::new()), Ok(Some(Piece::Fragment { line: 2, .. }))));
+        assert!(c.next_piece(Vec::new()).is_err());
+    }
+
+    #[test]
+    fn fields_header_is_carried() {
+        let data = b"#Fields: a b\n1 2\n3 4\n#Fields: c\n5\n6\n";
+        let mut c = Chunker::new(Box::new(io::Cursor::new(data.to_vec())), 3, 100);
+        c.track_header(true);
+        // Each piece must carry the last `#Fields:` line before it.
+        let mut seen: Option<String> = None;
+        let mut pieces = 0;
+        while let Some(Piece::Lines { header, buf, .. }) = c.next_piece(Vec::new()).unwrap() {
+            let header = header.map(|h| String::from_utf8_lossy(&h).into_owned());
+            assert_eq!(header, seen);
+            for line in String::from_utf8_lossy(&buf).lines() {
+                if line.starts_with("#Fields:") {
+                    seen = Some(line.to_string());
+                }
+            }
+            pieces += 1;
+        }
+        assert!(pieces >= 4, "{pieces}");
+        assert_eq!(seen.as_deref(), Some("#Fields: c"));
+    }
+}

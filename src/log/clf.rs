@@ -1,0 +1,236 @@
+//! Apache and nginx access logs: common, combined, and with a virtual-host
+//! prefix.
+//!
+//! ```text
+//! [%v[:%p] ]%h %l %u [%t] "%r" %>s %b ["%{Referer}i" "%{User-agent}i" ...]
+//! ```
+//!
+//! The tokenizer is quote-aware but forgiving, because real logs are not
+//! always well formed: a record may lack the ident fields, sit inside a syslog
+//! message without the `[time]` field, be wrapped in an extra pair of quotes
+//! (as some exports write them), or be cut short after the request. What is
+//! needed is only the request field (the first quoted field after `[time]`,
+//! or the first quoted field when there is no `[time]`) and, for the
+//! referer, the quoted field after the status and size.
+
+use memchr::memchr;
+
+use super::escape::{quoted_end, split_request, unescape_backslash, Request};
+use super::{Extracted, Field, Line, LineError, Skip};
+
+/// Reads common, combined and vhost-prefixed records.
+#[derive(Clone, Debug, Default)]
+pub struct ClfExtractor {
+    /// The first field is the virtual host (`%v` or `%v:%p`).
+    vhost: bool,
+}
+
+impl ClfExtractor {
+    /// An extractor for records with (`vhost`) or without a virtual-host prefix.
+    pub fn new(vhost: bool) -> Self {
+        ClfExtractor { vhost }
+    }
+
+    /// Reads one line (without its line end).
+    pub fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
+        out.clear();
+        let mut line = line;
+        let mut base = 0; // offset of `line` in the caller's line, for error offsets
+        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+            return Line::Skip(Skip::EmptyLine);
+        }
+        // Exports that wrap each record in quotes: `"1.2.3.4 - - [..] "GET / HTTP/1.1" ..."`.
+        if line.len() >= 2 && line[0] == b'"' && line[1] != b' ' && !line[1].is_ascii_uppercase()
+        {
+            base = 1;
+            line = &line[1..];
+            if line.last() == Some(&b'"') {
+                line = &line[..line.len() - 1];
+            }
+        }
+        let mut start = 0;
+        if self.vhost {
+            let Some(sp) = memchr(b' ', line) else {
+                return Line::Error(LineError::Malformed, base);
+            };
+            if let Err(e) = split_vhost(&line[..sp], out) {
+                return Line::Error(e, base);
+            }
+            start = sp + 1;
+        }
+        // The request is the first quoted field after `[time]`; without one
+        // (syslog-embedded records) the first quoted field.
+        let after_time = match memchr(b'[', &line[start..]) {
+            Some(open) => match memchr(b']', &line[start + open..]) {
+                Some(close) => start + open + close + 1,
+                None => return Line::Error(LineError::Malformed, base + start + open),
+            },
+            None => start,
+        };
+        let Some(q) = memchr(b'"', &line[after_time..]).map(|q| after_time + q) else {
+            return Line::Error(LineError::Malformed, base + after_time);
+        };
+        let Some(q_end) = quoted_end(line, q) else {
+            return Line::Error(LineError::Unterminated, base + q);
+        };
+        let request = &line[q + 1..q_end];
+
+        let mut found = false;
+        let mut skip = Skip::EmptyField;
+        if field.request() {
+            match split_request(request) {
+                Ok(Request::Line(r)) => {
+                    out.connect = r.is_connect();
+                    unescape_backslash(r.target, &mut out.target);
+                    out.has_target = true;
+                    found = true;
+                }
+                Ok(Request::Absent) => skip = Skip::NoRequest,
+                Err(e) => return Line::Error(e, base + q + 1),
+            }
+        }
+        if field.referer() {
+            // After the request: ` status size "referer"`. Find the next quote.
+            let from = q_end + 1;
+            if let Some(r) = memchr(b'"', &line[from..]).map(|r| from + r) {
+                match quoted_end(line, r) {
+                    Some(r_end) => {
+                        let value = &line[r + 1..r_end];
+                        if !value.is_empty() && value != b"-" {
+                            unescape_backslash(value, &mut out.referer);
+                            out.has_referer = true;
+                            found = true;
+                        }
+                    }
+                    // A record cut inside the referer: the request is still
+                    // whole, so only the referer is missing.
+                    None if field.request() => {}
+                    None => return Line::Error(LineError::Unterminated, base + r),
+                }
+            }
+            if !field.request() {
+                skip = Skip::EmptyField;
+            }
+        }
+        if found {
+            Line::Record
+        } else {
+            Line::Skip(skip)
+        }
+    }
+}
+
+/// Splits `%v[:%p]` into `out.host` and `out.port`.
+fn split_vhost(v: &[u8], out: &mut Extracted) -> Result<(), LineError> {
+    // A port is the digits after the last `:`, unless that colon is inside
+    // an IPv6 literal (`[::1]` has its colons before the `]`).
+    let colon = memchr::memrchr(b':', v).filter(|&c| !v[c..].contains(&b']'));
+    match colon {
+        Some(c) if c + 1 < v.len() && v[c + 1..].iter().all(u8::is_ascii_digit) => {
+            let port = parse_port(&v[c + 1..]).ok_or(LineError::BadHost)?;
+            out.port = Some(port);
+            out.host.extend_from_slice(&v[..c]);
+        }
+        _ => out.host.extend_from_slice(v),
+    }
+    if out.host.is_empty() || out.host == b"-" {
+        out.host.clear();
+    }
+    Ok(())
+}
+
+/// Parses a decimal port (at most 65535).
+pub fn parse_port(digits: &[u8]) -> Option<u16> {
+    if digits.is_empty() || digits.len() > 5 {
+        return None;
+    }
+    let mut n: u32 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + u32::from(d - b'0');
+    }
+    u16::try_from(n).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(vhost: bool, field: Field, line: &[u8]) -> (Line, Extracted) {
+        let mut ex = Extracted::default();
+        let r = ClfExtractor::new(vhost).extract(line, field, &mut ex);
+        (r, ex)
+    }
+
+    #[test]
+    fn combined_record() {
+        let line = br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a%20b?x=1 HTTP/1.0" 200 2326 "http://ref.example/p" "Mozilla/4.08""#;
+        let (r, ex) = run(false, Field::Both, line);
+        assert_eq!(r, Line::Record);
+        assert_eq!(ex.target, b"/a%20b?x=1");
+        assert_eq!(ex.referer, b"http://ref.example/p");
+        assert!(ex.host.is_empty());
+    }
+
+    #[test]
+    fn common_record_has_no_referer() {
+        let line = br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.0" 200 2326"#;
+        assert_eq!(run(false, Field::Referer, line).0, Line::Skip(Skip::EmptyField));
+        assert_eq!(run(false, Field::Request, line).1.target, b"/a");
+    }
+
+    #[test]
+    fn escapes_and_raw_quotes() {
+        let line = br#"h - - [t] "GET /a\"b\\c\x41 HTTP/1.1" 200 1 "-" "ua""#;
+        let (r, ex) = run(false, Field::Both, line);
+        assert_eq!(r, Line::Record);
+        assert_eq!(ex.target, br#"/a"b\cA"#);
+        assert!(!ex.has_referer);
+        // A raw quote inside the target is not the closing one.
+        let line = br#"h - - [t] "GET /a"b HTTP/1.1" 200 1"#;
+        assert_eq!(run(false, Field::Request, line).1.target, br#"/a"b"#);
+    }
+
+    #[test]
+    fn vhost_prefix() {
+        let line = br#"www.example.com:443 1.2.3.4 - - [t] "GET / HTTP/1.1" 200 1 "-" "ua""#;
+        let (r, ex) = run(true, Field::Request, line);
+        assert_eq!(r, Line::Record);
+        assert_eq!((ex.host.as_slice(), ex.port), (&b"www.example.com"[..], Some(443)));
+        let line = br#"lessons.example.com 1.2.3.4 - - [t] "GET /x HTTP/1.1" 206 1"#;
+        let (_, ex) = run(true, Field::Request, line);
+        assert_eq!((ex.host.as_slice(), ex.port), (&b"lessons.example.com"[..], None));
+        let line = br#"[::1]:8080 1.2.3.4 - - [t] "GET /x HTTP/1.1" 206 1"#;
+        let (_, ex) = run(true, Field::Request, line);
+        assert_eq!((ex.host.as_slice(), ex.port), (&b"[::1]"[..], Some(8080)));
+        let line = br#"h:99999 1.2.3.4 - - [t] "GET /x HTTP/1.1" 206 1"#;
+        assert_eq!(run(true, Field::Request, line).0, Line::Error(LineError::BadHost, 0));
+    }
+
+    #[test]
+    fn odd_shapes() {
+        // Wrapped in quotes.
+        let line = br#""1.2.3.4 - - [t] "GET /w HTTP/1.1" 200 1 "-" "ua""#;
+        assert_eq!(run(false, Field::Request, line).1.target, b"/w");
+        // Inside syslog, no [time].
+        let line = br#"Mar 24 14:02:50 web1 tomcat.log: 127.0.0.1 - - "GET /s HTTP/1.1" 200 5 4.3"#;
+        assert_eq!(run(false, Field::Request, line).1.target, b"/s");
+        // No request.
+        let line = br#"1.2.3.4 - - [t] "-" 408 0 "-" "-""#;
+        assert_eq!(run(false, Field::Request, line).0, Line::Skip(Skip::NoRequest));
+        // TLS garbage.
+        let line = br#"1.2.3.4 - - [t] "\x16\x03\x01\x00" 400 0 "-" "-""#;
+        assert!(matches!(run(false, Field::Request, line).0, Line::Error(LineError::BadRequestLine, _)));
+        // No quote at all.
+        assert!(matches!(run(false, Field::Request, b"garbage").0, Line::Error(LineError::Malformed, _)));
+        assert_eq!(run(false, Field::Request, b"  ").0, Line::Skip(Skip::EmptyLine));
+        // Cut inside the request.
+        let line = br#"1.2.3.4 - - [t] "GET /cut"#;
+        assert!(matches!(run(false, Field::Request, line).0, Line::Error(LineError::Unterminated, _)));
+        // Cut inside the user agent: the request is whole.
+        let line = br#"1.2.3.4 - - [t] "GET /ok HTTP/1.1" 200 1 "-" "Mozil"#;
+        assert_eq!(run(false, Field::Request, line).0, Line::Record);
+    }
+}

@@ -1,0 +1,196 @@
+//! Guessing the format of a log from its first lines (`-f auto`).
+//!
+//! Each sampled line gets a vote from the first shape it has, from the most
+//! specific to the least: a W3C directive decides at once; then JSON, load
+//! balancer, HAProxy, Apache/nginx, plain URL. The format with the most votes
+//! wins, so a few broken lines at the start of a file do not decide it.
+
+use memchr::{memchr, memmem};
+
+use super::LogFormat;
+
+/// How many non-empty lines the guess looks at.
+pub const SAMPLE_LINES: usize = 200;
+
+/// What one line looks like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    Json,
+    Alb,
+    Haproxy,
+    /// Apache/nginx: whether a virtual host comes first and a referer follows.
+    Clf {
+        vhost: bool,
+        referer: bool,
+    },
+    Plain,
+    Unknown,
+}
+
+/// Guesses the format of a log from its first bytes. `None` when no line
+/// has a known shape (binary data, prose). A sample with no non-empty line
+/// (an empty file) is `plain`: every format reads it the same way.
+pub fn detect(sample: &[u8]) -> Option<LogFormat> {
+    let mut votes = [0usize; 6]; // json, alb, haproxy, clf, plain, unknown
+    let (mut vhost, mut referer, mut clf) = (0usize, 0usize, 0usize);
+    let mut seen = 0;
+    for line in sample.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+            continue;
+        }
+        if line.starts_with(b"#") {
+            if starts_with_ignore_case(line, b"#Fields:") {
+                return Some(if memmem::find(line, b"x-edge-").is_some()
+                    || memmem::find(line, b"x-host-header").is_some()
+                {
+                    LogFormat::Cloudfront
+                } else {
+                    LogFormat::W3c
+                });
+            }
+            // Other directives (#Version, #Software) come before #Fields.
+            continue;
+        }
+        seen += 1;
+        if seen > SAMPLE_LINES {
+            break;
+        }
+        let shape = shape(line);
+        let slot = match shape {
+            Shape::Json => 0,
+            Shape::Alb => 1,
+            Shape::Haproxy => 2,
+            Shape::Clf {
+                vhost: v,
+                referer: r,
+            } => {
+                clf += 1;
+                vhost += usize::from(v);
+                referer += usize::from(r);
+                3
+            }
+            Shape::Plain => 4,
+            Shape::Unknown => 5,
+        };
+        votes[slot] += 1;
+    }
+    if seen == 0 {
+        return Some(LogFormat::Plain);
+    }
+    let (best, &count) = votes[..5].iter().enumerate().max_by_key(|&(i, &n)| (n, 5 - i))?;
+    if count == 0 {
+        return None;
+    }
+    Some(match best {
+        0 => LogFormat::Json,
+        1 => LogFormat::Alb,
+        2 => LogFormat::Haproxy,
+        3 if vhost * 2 > clf => LogFormat::Vhost,
+        3 if referer * 2 > clf => LogFormat::Combined,
+        3 => LogFormat::Common,
+        _ => LogFormat::Plain,
+    })
+}
+
+fn starts_with_ignore_case(line: &[u8], prefix: &[u8]) -> bool {
+    line.len() >= prefix.len() && line[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+fn shape(line: &[u8]) -> Shape {
+    let trimmed = super::escape::trim_spaces(line);
+    if trimmed.first() == Some(&b'{') {
+        return Shape::Json;
+    }
+    // docker-compose prefixes container output: `web_1  | {"level":...}`.
+    if let Some(bar) = memmem::find(line, b"| {") {
+        if bar < 64 {
+            return Shape::Json;
+        }
+    }
+    let mut fields = line.split(|&b| b == b' ').filter(|f| !f.is_empty());
+    let first = fields.next().unwrap_or_default();
+    let second = fields.next().unwrap_or_default();
+    let third = fields.next().unwrap_or_default();
+    let is_iso_time = |f: &[u8]| f.len() >= 11 && f[4] == b'-' && f[7] == b'-' && f[10] == b'T';
+    if (matches!(first, b"http" | b"https" | b"h2" | b"grpcs" | b"ws" | b"wss" | b"tls")
+        && (is_iso_time(second) || second == b"2.0"))
+        || (is_iso_time(first) && memchr(b':', third).is_some() && memchr(b'"', line).is_some())
+    {
+        return Shape::Alb;
+    }
+    if memmem::find(line, b"haproxy[").is_some() {
+        return Shape::Haproxy;
+    }
+    // Apache/nginx: `... [time] "request" ...`, possibly wrapped in quotes.
+    let body = match line.strip_prefix(b"\"") {
+        Some(rest) if rest.first().is_some_and(|b| !b.is_ascii_uppercase()) => rest,
+        _ => line,
+    };
+    if let Some(open) = memchr(b'[', body) {
+        if let Some(close) = memmem::find(&body[open..], b"] \"") {
+            let before = &body[..open];
+            let tokens = before.split(|&b| b == b' ').filter(|f| !f.is_empty()).count();
+            let after = &body[open + close + 3..];
+            // The referer is the second quoted field after the time.
+            let referer = memchr(b'"', after)
+                .and_then(|q| memchr(b'"', &after[q + 1..]))
+                .is_some();
+            return Shape::Clf {
+                vhost: tokens >= 4,
+                referer,
+            };
+        }
+    }
+    // A record without `[time]` (inside a syslog message): a quoted request
+    // line `"GET /path`.
+    if let Some(q) = memmem::find(line, b"\"") {
+        let rest = &line[q + 1..];
+        let method = rest.iter().take_while(|b| b.is_ascii_uppercase()).count();
+        if method >= 3 && rest.get(method) == Some(&b' ') && rest.get(method + 1) == Some(&b'/') {
+            return Shape::Clf {
+                vhost: false,
+                referer: false,
+            };
+        }
+    }
+    if memchr(b' ', trimmed).is_none()
+        && memchr(b'\t', trimmed).is_none()
+        && !trimmed.iter().any(|&b| b < 0x20 || b == 0x7f)
+    {
+        return Shape::Plain;
+    }
+    Shape::Unknown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        let d = |s: &str| detect(s.as_bytes());
+        assert_eq!(
+            d("1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 2 \"-\" \"ua\"\n"),
+            Some(LogFormat::Combined)
+        );
+        assert_eq!(
+            d("1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 2\n"),
+            Some(LogFormat::Common)
+        );
+        assert_eq!(
+            d("h.example:80 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 2\n"),
+            Some(LogFormat::Vhost)
+        );
+        assert_eq!(d("#Version: 1.0\n#Fields: date cs-uri-stem\n"), Some(LogFormat::W3c));
+        assert_eq!(
+            d("#Fields: date x-edge-location cs-uri-stem\n"),
+            Some(LogFormat::Cloudfront)
+        );
+        assert_eq!(d("{\"a\":1}\n"), Some(LogFormat::Json));
+        assert_eq!(d("https://a.example/\n/b\n"), Some(LogFormat::Plain));
+        assert_eq!(d(""), Some(LogFormat::Plain));
+        assert_eq!(d("\x00\x01\x02 \x03\n\x7f\x7f \x10\n"), None);
+        assert_eq!(d("just some prose here\n"), None);
+    }
+}

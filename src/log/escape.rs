@@ -1,0 +1,296 @@
+//! Undoing the loggers' escapes, and splitting an HTTP request line.
+//!
+//! Each function appends to `out` and never fails: an escape that is not one
+//! of the logger's is copied as it is, so nothing the client sent is dropped.
+
+use memchr::memchr;
+
+use super::LineError;
+
+/// The value of an ASCII hex digit.
+#[inline]
+fn hex(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Apache `mod_log_config` and nginx escapes: Apache writes `"` as `\"`, `\`
+/// as `\\`, some whitespace as `\n` `\t` `\r` `\b` `\v`, and other non-printable
+/// bytes as `\xhh`; nginx (`escape=default`) writes `"`, `\` and non-printable
+/// bytes as `\xHH`. Both are undone; any other backslash is kept.
+pub fn unescape_backslash(src: &[u8], out: &mut Vec<u8>) {
+    // Most targets have no backslash: one memchr and one copy.
+    let Some(first) = memchr(b'\\', src) else {
+        out.extend_from_slice(src);
+        return;
+    };
+    out.extend_from_slice(&src[..first]);
+    let mut i = first;
+    while i < src.len() {
+        let b = src[i];
+        if b != b'\\' {
+            let next = memchr(b'\\', &src[i..]).map_or(src.len(), |n| i + n);
+            out.extend_from_slice(&src[i..next]);
+            i = next;
+            continue;
+        }
+        match src.get(i + 1) {
+            Some(b'"') => {
+                out.push(b'"');
+                i += 2;
+            }
+            Some(b'\\') => {
+                out.push(b'\\');
+                i += 2;
+            }
+            Some(b'n') => {
+                out.push(b'\n');
+                i += 2;
+            }
+            Some(b't') => {
+                out.push(b'\t');
+                i += 2;
+            }
+            Some(b'r') => {
+                out.push(b'\r');
+                i += 2;
+            }
+            Some(b'b') => {
+                out.push(0x08);
+                i += 2;
+            }
+            Some(b'v') => {
+                out.push(0x0b);
+                i += 2;
+            }
+            Some(b'x') | Some(b'X') => match (
+                src.get(i + 2).copied().and_then(hex),
+                src.get(i + 3).copied().and_then(hex),
+            ) {
+                (Some(h), Some(l)) => {
+                    out.push(h << 4 | l);
+                    i += 4;
+                }
+                _ => {
+                    out.push(b'\\');
+                    i += 1;
+                }
+            },
+            _ => {
+                out.push(b'\\');
+                i += 1;
+            }
+        }
+    }
+}
+
+/// HAProxy's log escape: a byte it will not log raw (`"`, `#`, controls,
+/// spaces in captured headers) is written as `#` and two hex digits. A `#`
+/// not followed by two hex digits is kept.
+pub fn unescape_hash(src: &[u8], out: &mut Vec<u8>) {
+    let mut i = 0;
+    while i < src.len() {
+        let Some(n) = memchr(b'#', &src[i..]) else {
+            out.extend_from_slice(&src[i..]);
+            return;
+        };
+        out.extend_from_slice(&src[i..i + n]);
+        i += n;
+        match (
+            src.get(i + 1).copied().and_then(hex),
+            src.get(i + 2).copied().and_then(hex),
+        ) {
+            (Some(h), Some(l)) => {
+                out.push(h << 4 | l);
+                i += 3;
+            }
+            _ => {
+                out.push(b'#');
+                i += 1;
+            }
+        }
+    }
+}
+
+/// An HTTP request line as logged, split: `METHOD SP target [SP HTTP/x.y]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestLine<'a> {
+    /// The method token.
+    pub method: &'a [u8],
+    /// Everything between the method and the protocol version (may contain
+    /// spaces when the logger wrote the client's bytes raw).
+    pub target: &'a [u8],
+    /// True when the line ends in ` HTTP/...` (false for HTTP/0.9 requests,
+    /// and for lines a logger cut short).
+    pub has_version: bool,
+}
+
+impl RequestLine<'_> {
+    /// True when the method is `CONNECT`.
+    pub fn is_connect(&self) -> bool {
+        self.method.eq_ignore_ascii_case(b"CONNECT")
+    }
+}
+
+/// RFC 9110 §5.6.2: `tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" /
+/// "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA`.
+#[inline]
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// What a request field holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Request<'a> {
+    /// A request line.
+    Line(RequestLine<'a>),
+    /// `-` or nothing: the server logged no request (a timeout, a probe).
+    Absent,
+}
+
+/// Splits a logged request line. `-` and the empty string are [`Request::Absent`];
+/// a method that is not a token (a TLS handshake sent to a plain-HTTP port,
+/// logged as `\x16\x03\x01...`) or a line without a target is an error.
+pub fn split_request(raw: &[u8]) -> Result<Request<'_>, LineError> {
+    let raw = trim_spaces(raw);
+    if raw.is_empty() || raw == b"-" {
+        return Ok(Request::Absent);
+    }
+    let Some(sp) = memchr(b' ', raw) else {
+        return Err(LineError::BadRequestLine);
+    };
+    let method = &raw[..sp];
+    // ALB writes `- - -` (or `- http://h:80-/ -`) for requests it could not
+    // parse: the method is `-`. Accept it so the target is still tried.
+    if !(method.iter().all(|&b| is_tchar(b)) || method == b"-") {
+        return Err(LineError::BadRequestLine);
+    }
+    let rest = trim_spaces(&raw[sp + 1..]);
+    if rest.starts_with(b"HTTP/") && memchr(b' ', rest).is_none() {
+        // `GET  HTTP/1.1`: the target is missing.
+        return Err(LineError::BadRequestLine);
+    }
+    let (target, has_version) = match memchr::memrchr(b' ', rest) {
+        Some(p) if rest[p + 1..].starts_with(b"HTTP/") => (trim_spaces(&rest[..p]), true),
+        _ => (rest, false),
+    };
+    if target.is_empty() {
+        return Err(LineError::BadRequestLine);
+    }
+    if method == b"-" && target.iter().all(|&b| b == b'-' || b == b' ') {
+        return Ok(Request::Absent);
+    }
+    Ok(Request::Line(RequestLine {
+        method,
+        target,
+        has_version,
+    }))
+}
+
+/// `bytes` without leading and trailing spaces.
+pub fn trim_spaces(bytes: &[u8]) -> &[u8] {
+    let start = bytes.iter().position(|&b| b != b' ').unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(|&b| b != b' ').map_or(start, |e| e + 1);
+    &bytes[start..end]
+}
+
+/// Finds the end of a double-quoted field whose opening quote is at
+/// `line[open]`, the way Apache and nginx write them: `\` escapes the next
+/// byte. A quote counts as closing only when the line ends after it or a
+/// space follows: servers that log a client's `"` raw (old nginx, some
+/// proxies) would otherwise cut the field short. Returns the index of the
+/// closing quote.
+pub fn quoted_end(line: &[u8], open: usize) -> Option<usize> {
+    let mut i = open + 1;
+    while i < line.len() {
+        let n = memchr::memchr2(b'"', b'\\', &line[i..])?;
+        i += n;
+        if line[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        match line.get(i + 1) {
+            None | Some(b' ') | Some(b'\t') => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unb(s: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        unescape_backslash(s, &mut v);
+        v
+    }
+
+    #[test]
+    fn backslash_escapes() {
+        assert_eq!(unb(b"/a"), b"/a");
+        assert_eq!(unb(br#"/a\"b\\c"#), br#"/a"b\c"#);
+        assert_eq!(unb(br"\x16\x03\x01"), [0x16, 3, 1]);
+        assert_eq!(unb(br"/\xC3\xa9"), "/é".as_bytes());
+        assert_eq!(unb(br"/a\qb\x1"), br"/a\qb\x1");
+        assert_eq!(unb(br"\"), br"\");
+        assert_eq!(unb(br"a\n\t"), b"a\n\t");
+    }
+
+    #[test]
+    fn hash_escapes() {
+        let mut v = Vec::new();
+        unescape_hash(b"/a#22b#2#zz#", &mut v);
+        assert_eq!(v, b"/a\"b#2#zz#");
+    }
+
+    #[test]
+    fn request_lines() {
+        let l = |s: &'static [u8]| split_request(s);
+        assert_eq!(
+            l(b"GET /a HTTP/1.1"),
+            Ok(Request::Line(RequestLine {
+                method: b"GET",
+                target: b"/a",
+                has_version: true
+            }))
+        );
+        assert_eq!(
+            l(b"GET /a"),
+            Ok(Request::Line(RequestLine {
+                method: b"GET",
+                target: b"/a",
+                has_version: false
+            }))
+        );
+        assert_eq!(
+            l(b"GET /a b HTTP/1.0"),
+            Ok(Request::Line(RequestLine {
+                method: b"GET",
+                target: b"/a b",
+                has_version: true
+            }))
+        );
+        assert_eq!(l(b"-"), Ok(Request::Absent));
+        assert_eq!(l(b""), Ok(Request::Absent));
+        assert_eq!(l(b"- - - "), Ok(Request::Absent));
+        assert_eq!(l(b"\x16\x03\x01 x"), Err(LineError::BadRequestLine));
+        assert_eq!(l(b"GET"), Err(LineError::BadRequestLine));
+        assert_eq!(l(b"GET  HTTP/1.1"), Err(LineError::BadRequestLine));
+    }
+
+    #[test]
+    fn quoted_fields() {
+        assert_eq!(quoted_end(br#""GET /" 200"#, 0), Some(6));
+        assert_eq!(quoted_end(br#""a\"b" 1"#, 0), Some(5));
+        assert_eq!(quoted_end(br#""a"b" 1"#, 0), Some(4));
+        assert_eq!(quoted_end(br#""abc"#, 0), None);
+        assert_eq!(quoted_end(br#""abc\"#, 0), None);
+        assert_eq!(quoted_end(br#""""#, 0), Some(1));
+    }
+}

@@ -1,0 +1,301 @@
+//! Counting every line: emitted, skipped with a reason, or rejected with a reason.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::log::{LineError, LogFormat, Skip};
+use crate::Reason;
+
+/// Why a line was rejected: the log line itself, or the URL in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// The line is not a record of its format.
+    Line(LineError),
+    /// The URL in it was rejected by the canonicalizer.
+    Url(Reason),
+    /// The input ended (read error, truncated compressed stream) inside this line.
+    TruncatedInput,
+}
+
+impl Why {
+    /// Stable machine-friendly name, as used in statistics and TSV/JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Why::Line(e) => e.name(),
+            Why::Url(r) => r.name(),
+            Why::TruncatedInput => "truncated-input",
+        }
+    }
+}
+
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Why::Line(e) => write!(f, "{}", describe_line_error(*e)),
+            Why::Url(r) => write!(f, "{r}"),
+            Why::TruncatedInput => f.write_str("input ended inside this line"),
+        }
+    }
+}
+
+fn describe_line_error(e: LineError) -> &'static str {
+    match e {
+        LineError::Malformed => "not a record of this log format",
+        LineError::BadRequestLine => "request line is not METHOD SP target [SP HTTP/x.y]",
+        LineError::Unterminated => "quoted field or string not closed",
+        LineError::Truncated => "request cut short by the logger",
+        LineError::FieldsMismatch => "fields do not match the #Fields header",
+        LineError::MissingField => "a field this format needs is missing",
+        LineError::BadHost => "logged host or port cannot be part of a URL",
+        LineError::BadTarget => "request target is not a URL or path",
+        LineError::LineTooLong => "line too long",
+        LineError::BadJson => "invalid JSON",
+    }
+}
+
+/// Totals over lines. `lines == emitted + skipped + rejected`, always.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Input lines read (a last line without a line end counts).
+    pub lines: u64,
+    /// Lines that gave at least one URL.
+    pub emitted: u64,
+    /// URLs written (more than `emitted` with `--field both`).
+    pub urls: u64,
+    /// Lines skipped, by reason (indexed like [`Skip::ALL`]).
+    pub skipped: [u64; Skip::ALL.len()],
+    /// Lines rejected, by reason name.
+    pub rejected: BTreeMap<&'static str, u64>,
+    /// Decompressed input bytes.
+    pub bytes: u64,
+}
+
+impl Stats {
+    /// Counts a skipped line.
+    pub fn skip(&mut self, why: Skip) {
+        self.lines += 1;
+        self.skipped[Skip::ALL.iter().position(|s| *s == why).unwrap_or(0)] += 1;
+    }
+
+    /// Counts a rejected line.
+    pub fn reject(&mut self, why: Why) {
+        self.lines += 1;
+        *self.rejected.entry(why.name()).or_insert(0) += 1;
+    }
+
+    /// Counts an emitted line that gave `urls` URLs.
+    pub fn emit(&mut self, urls: u64) {
+        self.lines += 1;
+        self.emitted += 1;
+        self.urls += urls;
+    }
+
+    /// Total of skipped lines.
+    pub fn skipped_total(&self) -> u64 {
+        self.skipped.iter().sum()
+    }
+
+    /// Total of rejected lines.
+    pub fn rejected_total(&self) -> u64 {
+        self.rejected.values().sum()
+    }
+
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &Stats) {
+        self.lines += other.lines;
+        self.emitted += other.emitted;
+        self.urls += other.urls;
+        for (a, b) in self.skipped.iter_mut().zip(other.skipped) {
+            *a += b;
+        }
+        for (k, v) in &other.rejected {
+            *self.rejected.entry(k).or_insert(0) += v;
+        }
+        self.bytes += other.bytes;
+    }
+}
+
+/// What happened to one input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileReport {
+    /// Name as in diagnostics.
+    pub name: String,
+    /// The format used (given or detected); `None` when the file could not be read or detected.
+    pub format: Option<LogFormat>,
+    /// True when the format was detected rather than given.
+    pub detected: bool,
+    /// The JSON preset used, for `json`.
+    pub json_preset: Option<&'static str>,
+    /// `none`, `gzip` or `zstd`.
+    pub compression: &'static str,
+    /// The fatal error that ended this input early, if any.
+    pub error: Option<String>,
+    /// Counts for this input alone.
+    pub stats: Stats,
+}
+
+/// The result of a run.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// Totals over all inputs.
+    pub stats: Stats,
+    /// One report per input, in order.
+    pub files: Vec<FileReport>,
+    /// Distinct URLs (`--unique`, `--count`).
+    pub distinct: Option<u64>,
+    /// Wall time in seconds.
+    pub seconds: f64,
+}
+
+impl Summary {
+    /// True when some input ended with a fatal error.
+    pub fn had_errors(&self) -> bool {
+        self.files.iter().any(|f| f.error.is_some())
+    }
+
+    /// The human-readable table `--stats` prints.
+    pub fn to_text(&self) -> String {
+        let s = &self.stats;
+        let mut t = String::new();
+        let mb = s.bytes as f64 / 1e6;
+        let rate = if self.seconds > 0.0 { mb / self.seconds } else { 0.0 };
+        let _ = writeln!(t, "canonurl statistics");
+        for f in &self.files {
+            let fmt = f.format.map_or("-", |f| f.name());
+            let how = if f.detected { "detected" } else { "given" };
+            let _ = write!(t, "  input {}: format {} ({})", f.name, fmt, how);
+            if let Some(p) = f.json_preset {
+                let _ = write!(t, ", json fields {p}");
+            }
+            if f.compression != "none" {
+                let _ = write!(t, ", {}", f.compression);
+            }
+            let _ = write!(t, ", {} lines", f.stats.lines);
+            if let Some(e) = &f.error {
+                let _ = write!(t, ", ERROR: {e}");
+            }
+            t.push('\n');
+        }
+        let _ = writeln!(t, "  lines     {:>12}", s.lines);
+        let _ = writeln!(t, "  emitted   {:>12}   ({} URLs)", s.emitted, s.urls);
+        let _ = writeln!(t, "  skipped   {:>12}", s.skipped_total());
+        for (why, n) in Skip::ALL.iter().zip(s.skipped) {
+            if n > 0 {
+                let _ = writeln!(t, "    {:<28}{:>10}", why.name(), n);
+            }
+        }
+        let _ = writeln!(t, "  rejected  {:>12}", s.rejected_total());
+        for (why, n) in &s.rejected {
+            let _ = writeln!(t, "    {:<28}{:>10}", why, n);
+        }
+        if let Some(d) = self.distinct {
+            let _ = writeln!(t, "  distinct  {:>12}", d);
+        }
+        let _ = writeln!(
+            t,
+            "  bytes     {:>12}   ({:.1} MB in {:.3} s, {:.1} MB/s)",
+            s.bytes, mb, self.seconds, rate
+        );
+        t
+    }
+
+    /// The JSON object `--stats-json` writes.
+    pub fn to_json(&self) -> String {
+        let s = &self.stats;
+        let mut j = String::from("{");
+        let _ = write!(
+            j,
+            "\"lines\":{},\"emitted\":{},\"urls\":{},\"skipped\":{},\"rejected\":{},",
+            s.lines,
+            s.emitted,
+            s.urls,
+            s.skipped_total(),
+            s.rejected_total()
+        );
+        j.push_str("\"skipped_by_reason\":{");
+        let mut first = true;
+        for (why, n) in Skip::ALL.iter().zip(s.skipped) {
+            if n > 0 {
+                if !first {
+                    j.push(',');
+                }
+                first = false;
+                let _ = write!(j, "\"{}\":{}", why.name(), n);
+            }
+        }
+        j.push_str("},\"rejected_by_reason\":{");
+        let mut first = true;
+        for (why, n) in &s.rejected {
+            if !first {
+                j.push(',');
+            }
+            first = false;
+            let _ = write!(j, "\"{why}\":{n}");
+        }
+        let _ = write!(
+            j,
+            "}},\"bytes\":{},\"seconds\":{:.6},\"mb_per_s\":{:.3},",
+            s.bytes,
+            self.seconds,
+            if self.seconds > 0.0 { s.bytes as f64 / 1e6 / self.seconds } else { 0.0 }
+        );
+        match self.distinct {
+            Some(d) => {
+                let _ = write!(j, "\"distinct\":{d},");
+            }
+            None => j.push_str("\"distinct\":null,"),
+        }
+        j.push_str("\"inputs\":[");
+        for (i, f) in self.files.iter().enumerate() {
+            if i > 0 {
+                j.push(',');
+            }
+            j.push_str("{\"name\":");
+            json_string(&mut j, f.name.as_bytes());
+            let _ = write!(
+                j,
+                ",\"format\":{},\"detected\":{},\"json_preset\":{},\"compression\":\"{}\",\"lines\":{},\"emitted\":{},\"skipped\":{},\"rejected\":{},\"error\":",
+                f.format.map_or("null".to_string(), |f| format!("\"{}\"", f.name())),
+                f.detected,
+                f.json_preset.map_or("null".to_string(), |p| format!("\"{p}\"")),
+                f.compression,
+                f.stats.lines,
+                f.stats.emitted,
+                f.stats.skipped_total(),
+                f.stats.rejected_total()
+            );
+            match &f.error {
+                Some(e) => json_string(&mut j, e.as_bytes()),
+                None => j.push_str("null"),
+            }
+            j.push('}');
+        }
+        j.push_str("]}");
+        j
+    }
+}
+
+/// Appends `bytes` as a JSON string. Valid UTF-8 is kept; each byte of an
+/// invalid sequence becomes U+FFFD, since JSON cannot carry raw bytes.
+pub fn json_string(out: &mut String, bytes: &[u8]) {
+    out.push('"');
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        for _ in chunk.invalid() {
+            out.push('\u{FFFD}');
+        }
+    }
+    out.push('"');
+}
