@@ -127,9 +127,12 @@ fn open_file(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
     let file = File::open(path)?;
     let meta = file.metadata()?;
     if meta.is_dir() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "is a directory"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "is a directory",
+        ));
     }
-    let size = meta.is_file().then(|| meta.len());
+    let size = meta.is_file().then_some(meta.len());
     Ok((Box::new(file), size))
 }
 
@@ -351,7 +354,11 @@ mod tests {
                     first_line,
                     lines,
                     ..
-                } => (String::from_utf8_lossy(&buf).into_owned(), first_line, lines),
+                } => (
+                    String::from_utf8_lossy(&buf).into_owned(),
+                    first_line,
+                    lines,
+                ),
                 Piece::TooLong { line, len, .. } => ("TOO LONG".to_string(), line, len),
                 Piece::Fragment { line, .. } => ("FRAGMENT".to_string(), line, 0),
             });
@@ -409,8 +416,14 @@ mod tests {
             }
         }
         let mut c = Chunker::new(Box::new(Failing(0)), 1024, 4096);
-        assert!(matches!(c.next_piece(Vec::new()), Ok(Some(Piece::Lines { lines: 1, .. }))));
-        assert!(matches!(c.next_piece(Vec::new()), Ok(Some(Piece::Fragment { line: 2, .. }))));
+        assert!(matches!(
+            c.next_piece(Vec::new()),
+            Ok(Some(Piece::Lines { lines: 1, .. }))
+        ));
+        assert!(matches!(
+            c.next_piece(Vec::new()),
+            Ok(Some(Piece::Fragment { line: 2, .. }))
+        ));
         assert!(c.next_piece(Vec::new()).is_err());
     }
 

@@ -161,10 +161,12 @@ fn parse_log_format(s: &str) -> Result<FormatChoice, String> {
     if s.eq_ignore_ascii_case("auto") {
         return Ok(FormatChoice::Auto);
     }
-    s.parse::<LogFormat>().map(FormatChoice::Given).map_err(|_| {
-        let names: Vec<&str> = LogFormat::ALL.iter().map(|f| f.name()).collect();
-        format!("unknown log format {s:?} (auto, {})", names.join(", "))
-    })
+    s.parse::<LogFormat>()
+        .map(FormatChoice::Given)
+        .map_err(|_| {
+            let names: Vec<&str> = LogFormat::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown log format {s:?} (auto, {})", names.join(", "))
+        })
 }
 
 fn parse_json_preset(s: &str) -> Result<JsonPreset, String> {
@@ -179,7 +181,9 @@ fn parse_rate(s: &str) -> Result<f64, String> {
     };
     match num.trim().parse::<f64>() {
         Ok(r) if (0.0..=scale).contains(&r) => Ok(r / scale),
-        _ => Err(format!("{s:?} is not a rate between 0 and 1 (or 0% and 100%)")),
+        _ => Err(format!(
+            "{s:?} is not a rate between 0 and 1 (or 0% and 100%)"
+        )),
     }
 }
 
@@ -235,9 +239,11 @@ fn run(cli: Cli) -> Result<u8, String> {
         None => Box::new(BufWriter::with_capacity(256 * 1024, stdout.lock())),
     };
     let mut rejects = match &cli.rejects {
-        Some(path) => Some(BufWriter::new(
-            File::create(path).map_err(|e| format!("{}: cannot create: {e}", path.display()))?,
-        )),
+        Some(path) => {
+            Some(BufWriter::new(File::create(path).map_err(|e| {
+                format!("{}: cannot create: {e}", path.display())
+            })?))
+        }
         None => None,
     };
     let stderr = io::stderr();
@@ -437,7 +443,10 @@ fn sources(cli: &Cli) -> Result<Vec<Source>, String> {
     if sources.is_empty() {
         sources.push(Source::Stdin);
     }
-    if cli.files_from.as_ref().is_some_and(|f| f.as_os_str() == "-")
+    if cli
+        .files_from
+        .as_ref()
+        .is_some_and(|f| f.as_os_str() == "-")
         && sources.contains(&Source::Stdin)
     {
         return Err("stdin cannot be both --files-from - and an input".to_string());

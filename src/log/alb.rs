@@ -101,16 +101,23 @@ mod tests {
     #[test]
     fn alb_lines() {
         let line = br#"http 2018-07-02T22:23:00.186641Z app/lb/50dc 192.168.131.39:2817 10.0.0.1:80 0.000 0.001 0.000 200 200 34 366 "GET http://www.example.com:80/ HTTP/1.1" "curl/7.46.0" - -"#;
-        assert_eq!(run(line), (Line::Record, b"http://www.example.com:80/".to_vec()));
+        assert_eq!(
+            run(line),
+            (Line::Record, b"http://www.example.com:80/".to_vec())
+        );
         let line = br#"https 2018-07-02T22:23:00.186641Z app/lb/50dc 1.2.3.4:2817 - -1 -1 -1 200 - 0 272 "- - - " "-" - -"#;
         assert_eq!(run(line).0, Line::Skip(Skip::NoRequest));
-        let line = b"tls 2.0 2018-12-20T02:59:40 net/my-network-loadbalancer/c6e7 g3d4 1.2.3.4:2817";
+        let line =
+            b"tls 2.0 2018-12-20T02:59:40 net/my-network-loadbalancer/c6e7 g3d4 1.2.3.4:2817";
         assert_eq!(run(line).0, Line::Skip(Skip::NoRequest));
         let line = br#"2024-11-29T13:45:24.599544Z 172.31.43.26 58206 80 - - - "-" - - - TID_1"#;
         assert_eq!(run(line).0, Line::Skip(Skip::NoRequest));
         // Classic ELB.
         let line = br#"2015-05-13T23:39:43.945958Z my-loadbalancer 192.168.131.39:2817 10.0.0.1:80 0.000073 0.001048 0.000057 200 200 0 29 "GET http://www.example.com:80/ HTTP/1.1" "curl/7.38.0" - -"#;
         assert_eq!(run(line).0, Line::Record);
-        assert!(matches!(run(b"nonsense \"GET / HTTP/1.1\"").0, Line::Error(LineError::Malformed, 0)));
+        assert!(matches!(
+            run(b"nonsense \"GET / HTTP/1.1\"").0,
+            Line::Error(LineError::Malformed, 0)
+        ));
     }
 }

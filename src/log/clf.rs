@@ -40,8 +40,7 @@ impl ClfExtractor {
             return Line::Skip(Skip::EmptyLine);
         }
         // Exports that wrap each record in quotes: `"1.2.3.4 - - [..] "GET / HTTP/1.1" ..."`.
-        if line.len() >= 2 && line[0] == b'"' && line[1] != b' ' && !line[1].is_ascii_uppercase()
-        {
+        if line.len() >= 2 && line[0] == b'"' && line[1] != b' ' && !line[1].is_ascii_uppercase() {
             base = 1;
             line = &line[1..];
             if line.last() == Some(&b'"') {
@@ -177,7 +176,10 @@ mod tests {
     #[test]
     fn common_record_has_no_referer() {
         let line = br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.0" 200 2326"#;
-        assert_eq!(run(false, Field::Referer, line).0, Line::Skip(Skip::EmptyField));
+        assert_eq!(
+            run(false, Field::Referer, line).0,
+            Line::Skip(Skip::EmptyField)
+        );
         assert_eq!(run(false, Field::Request, line).1.target, b"/a");
     }
 
@@ -198,15 +200,24 @@ mod tests {
         let line = br#"www.example.com:443 1.2.3.4 - - [t] "GET / HTTP/1.1" 200 1 "-" "ua""#;
         let (r, ex) = run(true, Field::Request, line);
         assert_eq!(r, Line::Record);
-        assert_eq!((ex.host.as_slice(), ex.port), (&b"www.example.com"[..], Some(443)));
+        assert_eq!(
+            (ex.host.as_slice(), ex.port),
+            (&b"www.example.com"[..], Some(443))
+        );
         let line = br#"lessons.example.com 1.2.3.4 - - [t] "GET /x HTTP/1.1" 206 1"#;
         let (_, ex) = run(true, Field::Request, line);
-        assert_eq!((ex.host.as_slice(), ex.port), (&b"lessons.example.com"[..], None));
+        assert_eq!(
+            (ex.host.as_slice(), ex.port),
+            (&b"lessons.example.com"[..], None)
+        );
         let line = br#"[::1]:8080 1.2.3.4 - - [t] "GET /x HTTP/1.1" 206 1"#;
         let (_, ex) = run(true, Field::Request, line);
         assert_eq!((ex.host.as_slice(), ex.port), (&b"[::1]"[..], Some(8080)));
         let line = br#"h:99999 1.2.3.4 - - [t] "GET /x HTTP/1.1" 206 1"#;
-        assert_eq!(run(true, Field::Request, line).0, Line::Error(LineError::BadHost, 0));
+        assert_eq!(
+            run(true, Field::Request, line).0,
+            Line::Error(LineError::BadHost, 0)
+        );
     }
 
     #[test]
@@ -219,16 +230,31 @@ mod tests {
         assert_eq!(run(false, Field::Request, line).1.target, b"/s");
         // No request.
         let line = br#"1.2.3.4 - - [t] "-" 408 0 "-" "-""#;
-        assert_eq!(run(false, Field::Request, line).0, Line::Skip(Skip::NoRequest));
+        assert_eq!(
+            run(false, Field::Request, line).0,
+            Line::Skip(Skip::NoRequest)
+        );
         // TLS garbage.
         let line = br#"1.2.3.4 - - [t] "\x16\x03\x01\x00" 400 0 "-" "-""#;
-        assert!(matches!(run(false, Field::Request, line).0, Line::Error(LineError::BadRequestLine, _)));
+        assert!(matches!(
+            run(false, Field::Request, line).0,
+            Line::Error(LineError::BadRequestLine, _)
+        ));
         // No quote at all.
-        assert!(matches!(run(false, Field::Request, b"garbage").0, Line::Error(LineError::Malformed, _)));
-        assert_eq!(run(false, Field::Request, b"  ").0, Line::Skip(Skip::EmptyLine));
+        assert!(matches!(
+            run(false, Field::Request, b"garbage").0,
+            Line::Error(LineError::Malformed, _)
+        ));
+        assert_eq!(
+            run(false, Field::Request, b"  ").0,
+            Line::Skip(Skip::EmptyLine)
+        );
         // Cut inside the request.
         let line = br#"1.2.3.4 - - [t] "GET /cut"#;
-        assert!(matches!(run(false, Field::Request, line).0, Line::Error(LineError::Unterminated, _)));
+        assert!(matches!(
+            run(false, Field::Request, line).0,
+            Line::Error(LineError::Unterminated, _)
+        ));
         // Cut inside the user agent: the request is whole.
         let line = br#"1.2.3.4 - - [t] "GET /ok HTTP/1.1" 200 1 "-" "Mozil"#;
         assert_eq!(run(false, Field::Request, line).0, Line::Record);

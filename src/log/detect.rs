@@ -41,13 +41,15 @@ pub fn detect(sample: &[u8]) -> Option<LogFormat> {
         }
         if line.starts_with(b"#") {
             if starts_with_ignore_case(line, b"#Fields:") {
-                return Some(if memmem::find(line, b"x-edge-").is_some()
-                    || memmem::find(line, b"x-host-header").is_some()
-                {
-                    LogFormat::Cloudfront
-                } else {
-                    LogFormat::W3c
-                });
+                return Some(
+                    if memmem::find(line, b"x-edge-").is_some()
+                        || memmem::find(line, b"x-host-header").is_some()
+                    {
+                        LogFormat::Cloudfront
+                    } else {
+                        LogFormat::W3c
+                    },
+                );
             }
             // Other directives (#Version, #Software) come before #Fields.
             continue;
@@ -78,7 +80,10 @@ pub fn detect(sample: &[u8]) -> Option<LogFormat> {
     if seen == 0 {
         return Some(LogFormat::Plain);
     }
-    let (best, &count) = votes[..5].iter().enumerate().max_by_key(|&(i, &n)| (n, 5 - i))?;
+    let (best, &count) = votes[..5]
+        .iter()
+        .enumerate()
+        .max_by_key(|&(i, &n)| (n, 5 - i))?;
     if count == 0 {
         return None;
     }
@@ -113,8 +118,10 @@ fn shape(line: &[u8]) -> Shape {
     let second = fields.next().unwrap_or_default();
     let third = fields.next().unwrap_or_default();
     let is_iso_time = |f: &[u8]| f.len() >= 11 && f[4] == b'-' && f[7] == b'-' && f[10] == b'T';
-    if (matches!(first, b"http" | b"https" | b"h2" | b"grpcs" | b"ws" | b"wss" | b"tls")
-        && (is_iso_time(second) || second == b"2.0"))
+    if (matches!(
+        first,
+        b"http" | b"https" | b"h2" | b"grpcs" | b"ws" | b"wss" | b"tls"
+    ) && (is_iso_time(second) || second == b"2.0"))
         || (is_iso_time(first) && memchr(b':', third).is_some() && memchr(b'"', line).is_some())
     {
         return Shape::Alb;
@@ -130,7 +137,10 @@ fn shape(line: &[u8]) -> Shape {
     if let Some(open) = memchr(b'[', body) {
         if let Some(close) = memmem::find(&body[open..], b"] \"") {
             let before = &body[..open];
-            let tokens = before.split(|&b| b == b' ').filter(|f| !f.is_empty()).count();
+            let tokens = before
+                .split(|&b| b == b' ')
+                .filter(|f| !f.is_empty())
+                .count();
             let after = &body[open + close + 3..];
             // The referer is the second quoted field after the time.
             let referer = memchr(b'"', after)
@@ -182,7 +192,10 @@ mod tests {
             d("h.example:80 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 2\n"),
             Some(LogFormat::Vhost)
         );
-        assert_eq!(d("#Version: 1.0\n#Fields: date cs-uri-stem\n"), Some(LogFormat::W3c));
+        assert_eq!(
+            d("#Version: 1.0\n#Fields: date cs-uri-stem\n"),
+            Some(LogFormat::W3c)
+        );
         assert_eq!(
             d("#Fields: date x-edge-location cs-uri-stem\n"),
             Some(LogFormat::Cloudfront)

@@ -194,7 +194,10 @@ pub fn split_request(raw: &[u8]) -> Result<Request<'_>, LineError> {
 /// `bytes` without leading and trailing spaces.
 pub fn trim_spaces(bytes: &[u8]) -> &[u8] {
     let start = bytes.iter().position(|&b| b != b' ').unwrap_or(bytes.len());
-    let end = bytes.iter().rposition(|&b| b != b' ').map_or(start, |e| e + 1);
+    let end = bytes
+        .iter()
+        .rposition(|&b| b != b' ')
+        .map_or(start, |e| e + 1);
     &bytes[start..end]
 }
 

@@ -105,10 +105,16 @@ mod tests {
     fn cut_requests_are_truncated() {
         let long = "a".repeat(LOG_URI_LIMIT);
         let line = format!("{PREFIX}\"GET /{long}");
-        assert!(matches!(run(line.as_bytes()).0, Line::Error(LineError::Truncated, _)));
+        assert!(matches!(
+            run(line.as_bytes()).0,
+            Line::Error(LineError::Truncated, _)
+        ));
         let cut = format!("GET /{}", "b".repeat(LOG_URI_LIMIT - 10));
         let line = format!("{PREFIX}\"{cut}\"");
-        assert!(matches!(run(line.as_bytes()).0, Line::Error(LineError::Truncated, _)));
+        assert!(matches!(
+            run(line.as_bytes()).0,
+            Line::Error(LineError::Truncated, _)
+        ));
         // Long but whole.
         let whole = format!("GET /{} HTTP/1.1", "c".repeat(LOG_URI_LIMIT - 20));
         let line = format!("{PREFIX}\"{whole}\"");

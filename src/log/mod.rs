@@ -308,6 +308,6 @@ impl std::str::FromStr for LogFormat {
 
 pub mod alb;
 pub mod clf;
+pub mod detect;
 pub mod escape;
 pub mod haproxy;
-pub mod detect;

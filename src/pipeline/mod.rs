@@ -166,7 +166,7 @@ enum Done {
     Piece {
         seq: u64,
         buf: Vec<u8>,
-        result: PieceOut,
+        result: Box<PieceOut>,
         ctx: Arc<FileCtx>,
     },
     Event {
@@ -200,7 +200,7 @@ pub fn run(sources: &[Source], opts: &Options, sinks: Sinks<'_>) -> io::Result<S
     let (job_tx, job_rx) = bounded::<Job>(pool);
     let (done_tx, done_rx) = unbounded::<Done>();
     let (free_tx, free_rx) = bounded::<Vec<u8>>(pool);
-    let (out_free_tx, out_free_rx) = unbounded::<PieceOut>();
+    let (out_free_tx, out_free_rx) = unbounded::<Box<PieceOut>>();
     for _ in 0..pool {
         let _ = free_tx.send(Vec::new());
     }
@@ -223,7 +223,15 @@ pub fn run(sources: &[Source], opts: &Options, sinks: Sinks<'_>) -> io::Result<S
         }
         drop(job_rx);
         drop(done_tx);
-        let result = write_all(&opts, done_rx, free_tx, out_free_tx, sinks, &raw_read, started);
+        let result = write_all(
+            &opts,
+            done_rx,
+            free_tx,
+            out_free_tx,
+            sinks,
+            &raw_read,
+            started,
+        );
         if result.is_err() {
             // Output failed: stop reading; workers drain and exit.
             stop.store(true, Ordering::Relaxed);
@@ -261,7 +269,10 @@ fn read_all(
             Ok(i) => i,
             Err(e) => {
                 report.error = Some(format!("cannot open: {e}"));
-                if !send(Job::Event { seq, event: Event::Start(Box::new(report)) }) {
+                if !send(Job::Event {
+                    seq,
+                    event: Event::Start(Box::new(report)),
+                }) {
                     return;
                 }
                 seq += 1;
@@ -290,7 +301,10 @@ fn read_all(
                 "cannot detect the log format (first line: {}); give it with -f",
                 first_line_preview(sample)
             ));
-            if !send(Job::Event { seq, event: Event::Start(Box::new(report)) }) {
+            if !send(Job::Event {
+                seq,
+                event: Event::Start(Box::new(report)),
+            }) {
                 return;
             }
             seq += 1;
@@ -322,7 +336,10 @@ fn read_all(
             format,
             json_paths,
         });
-        if !send(Job::Event { seq, event: Event::Start(Box::new(report)) }) {
+        if !send(Job::Event {
+            seq,
+            event: Event::Start(Box::new(report)),
+        }) {
             return;
         }
         seq += 1;
@@ -330,7 +347,11 @@ fn read_all(
         let end = loop {
             match next {
                 Ok(Some(piece)) => {
-                    if !send(Job::Piece { seq, ctx: Arc::clone(&ctx), piece }) {
+                    if !send(Job::Piece {
+                        seq,
+                        ctx: Arc::clone(&ctx),
+                        piece,
+                    }) {
                         return;
                     }
                     seq += 1;
@@ -344,7 +365,10 @@ fn read_all(
             let Ok(buf) = free.recv() else { return };
             next = chunker.next_piece(buf);
         };
-        if !send(Job::Event { seq, event: Event::End(end) }) {
+        if !send(Job::Event {
+            seq,
+            event: Event::End(end),
+        }) {
             return;
         }
         seq += 1;
@@ -366,7 +390,12 @@ fn first_line_preview(sample: &[u8]) -> String {
 }
 
 /// A worker thread.
-fn work(opts: Arc<Options>, jobs: Receiver<Job>, done: Sender<Done>, out_free: Receiver<PieceOut>) {
+fn work(
+    opts: Arc<Options>,
+    jobs: Receiver<Job>,
+    done: Sender<Done>,
+    out_free: Receiver<Box<PieceOut>>,
+) {
     let mut worker = Worker::new(Arc::clone(&opts));
     for job in jobs {
         let msg = match job {
@@ -425,10 +454,9 @@ impl Distinct {
     fn add(&mut self, key: u64, url: &[u8]) -> bool {
         let entries = &mut self.entries;
         let bytes = &self.bytes;
-        if let Some(&i) = self
-            .table
-            .find(key, |&i| entries[i].0 == key && &bytes[entries[i].1..entries[i].2] == url)
-        {
+        if let Some(&i) = self.table.find(key, |&i| {
+            entries[i].0 == key && &bytes[entries[i].1..entries[i].2] == url
+        }) {
             entries[i].3 += 1;
             return false;
         }
@@ -448,7 +476,7 @@ fn write_all(
     opts: &Options,
     done: Receiver<Done>,
     free: Sender<Vec<u8>>,
-    out_free: Sender<PieceOut>,
+    out_free: Sender<Box<PieceOut>>,
     mut sinks: Sinks<'_>,
     raw_read: &AtomicU64,
     started: Instant,

@@ -158,7 +158,11 @@ impl Summary {
         let s = &self.stats;
         let mut t = String::new();
         let mb = s.bytes as f64 / 1e6;
-        let rate = if self.seconds > 0.0 { mb / self.seconds } else { 0.0 };
+        let rate = if self.seconds > 0.0 {
+            mb / self.seconds
+        } else {
+            0.0
+        };
         let _ = writeln!(t, "canonurl statistics");
         for f in &self.files {
             let fmt = f.format.map_or("-", |f| f.name());
@@ -237,7 +241,11 @@ impl Summary {
             "}},\"bytes\":{},\"seconds\":{:.6},\"mb_per_s\":{:.3},",
             s.bytes,
             self.seconds,
-            if self.seconds > 0.0 { s.bytes as f64 / 1e6 / self.seconds } else { 0.0 }
+            if self.seconds > 0.0 {
+                s.bytes as f64 / 1e6 / self.seconds
+            } else {
+                0.0
+            }
         );
         match self.distinct {
             Some(d) => {

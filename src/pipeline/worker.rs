@@ -50,9 +50,9 @@ impl Extractor {
             LogFormat::W3c => Extractor::W3c(W3cExtractor::new(false)),
             LogFormat::Cloudfront => Extractor::W3c(W3cExtractor::new(true)),
             LogFormat::Alb => Extractor::Alb(AlbExtractor),
-            LogFormat::Json => {
-                Extractor::Json(JsonExtractor::new(ctx.json_paths.clone().unwrap_or_default()))
-            }
+            LogFormat::Json => Extractor::Json(JsonExtractor::new(
+                ctx.json_paths.clone().unwrap_or_default(),
+            )),
             LogFormat::Haproxy => Extractor::Haproxy(HaproxyExtractor),
         }
     }
@@ -171,14 +171,24 @@ impl Worker {
     }
 
     /// Reports a line that could not be read whole.
-    pub fn lost_line(&mut self, ctx: &FileCtx, line_no: u64, head: &[u8], why: Why, out: &mut PieceOut) {
+    pub fn lost_line(
+        &mut self,
+        ctx: &FileCtx,
+        line_no: u64,
+        head: &[u8],
+        why: Why,
+        out: &mut PieceOut,
+    ) {
         self.finish(ctx, head, line_no, &[Slot::Reject(why, 0)], out);
     }
 
     fn line(&mut self, ctx: &FileCtx, line: &[u8], line_no: u64, out: &mut PieceOut) {
         self.urls.clear();
         if line.len() > self.opts.max_line {
-            let slots = [Slot::Reject(Why::Line(LineError::LineTooLong), self.opts.max_line)];
+            let slots = [Slot::Reject(
+                Why::Line(LineError::LineTooLong),
+                self.opts.max_line,
+            )];
             return self.finish(ctx, line, line_no, &slots, out);
         }
         let field = self.opts.field;
@@ -211,7 +221,10 @@ impl Worker {
                 }
             }
             Line::Error(e, at) => {
-                slots = [Slot::Reject(Why::Line(e), at), Slot::Reject(Why::Line(e), at)];
+                slots = [
+                    Slot::Reject(Why::Line(e), at),
+                    Slot::Reject(Why::Line(e), at),
+                ];
                 if field == Field::Both {
                     2
                 } else {
@@ -324,7 +337,14 @@ impl Worker {
     }
 
     /// Counts the line and writes its output.
-    fn finish(&mut self, ctx: &FileCtx, line: &[u8], line_no: u64, slots: &[Slot], out: &mut PieceOut) {
+    fn finish(
+        &mut self,
+        ctx: &FileCtx,
+        line: &[u8],
+        line_no: u64,
+        slots: &[Slot],
+        out: &mut PieceOut,
+    ) {
         let emitted = slots.iter().filter(|s| matches!(s, Slot::Url(..))).count() as u64;
         let first_reject = slots.iter().find_map(|s| match s {
             Slot::Reject(w, at) => Some((*w, *at)),
@@ -386,11 +406,33 @@ impl Worker {
                                 None
                             };
                             match *s {
-                                Slot::Url(a, b) => {
-                                    row(opts.output, line_no, which, Some(&self.urls[a..b]), None, original, &mut out.out)
-                                }
-                                Slot::Reject(w, _) => row(opts.output, line_no, which, None, Some(w.name()), original, &mut out.out),
-                                Slot::Skip(k) if pipe => row(opts.output, line_no, which, None, Some(k.name()), b"", &mut out.out),
+                                Slot::Url(a, b) => row(
+                                    opts.output,
+                                    line_no,
+                                    which,
+                                    Some(&self.urls[a..b]),
+                                    None,
+                                    original,
+                                    &mut out.out,
+                                ),
+                                Slot::Reject(w, _) => row(
+                                    opts.output,
+                                    line_no,
+                                    which,
+                                    None,
+                                    Some(w.name()),
+                                    original,
+                                    &mut out.out,
+                                ),
+                                Slot::Skip(k) if pipe => row(
+                                    opts.output,
+                                    line_no,
+                                    which,
+                                    None,
+                                    Some(k.name()),
+                                    b"",
+                                    &mut out.out,
+                                ),
                                 Slot::Skip(_) => {}
                             }
                         }
@@ -408,9 +450,18 @@ impl Worker {
         }
     }
 
-    fn report(&self, ctx: &FileCtx, line: &[u8], line_no: u64, why: Why, at: usize, out: &mut PieceOut) {
+    fn report(
+        &self,
+        ctx: &FileCtx,
+        line: &[u8],
+        line_no: u64,
+        why: Why,
+        at: usize,
+        out: &mut PieceOut,
+    ) {
         if out.diagnostics.len() < self.opts.max_diagnostics {
-            out.diagnostics.push((line_no, format!("{why} at byte {at}")));
+            out.diagnostics
+                .push((line_no, format!("{why} at byte {at}")));
         }
         if self.opts.rejects {
             let r = &mut out.rejects;
