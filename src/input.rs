@@ -9,7 +9,7 @@
 //! buffers in flight instead of growing with the touched pages of the map.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -71,12 +71,18 @@ impl Compression {
 /// An open input: decompressed bytes, and a counter of the raw bytes read
 /// (for progress against the file size).
 pub struct Input {
-    /// The decompressed stream.
+    /// The decompressed stream, after `head`.
     pub reader: Box<dyn Read + Send>,
+    /// Bytes already read from the start of an uncompressed stream (to see
+    /// its magic bytes); they come before `reader`'s.
+    pub head: Vec<u8>,
     /// How it was compressed.
     pub compression: Compression,
     /// Size on disk, when it is a regular file.
     pub size: Option<u64>,
+    /// True when the raw bytes are counted as they are read (compressed
+    /// input); false when the caller counts the bytes it takes out.
+    pub counted: bool,
 }
 
 /// Counts the bytes read through it into a shared counter.
@@ -93,33 +99,49 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// Size of the buffer that raw (compressed) bytes are read through.
+/// Size of the buffer that compressed bytes are read through.
 const RAW_BUF_LEN: usize = 256 * 1024;
 
 /// Opens `source`, detects compression and returns the decompressed stream.
-/// `raw_read` counts the raw bytes as they are read.
+/// `raw_read` counts the compressed bytes as they are read.
+///
+/// An uncompressed input is returned as it is (the file or stdin, after the
+/// peeked `head`), so the chunker's reads go straight from the kernel into
+/// its buffers: no intermediate buffer, no copy.
 pub fn open(source: &Source, raw_read: Arc<AtomicU64>) -> io::Result<Input> {
-    let (raw, size): (Box<dyn Read + Send>, Option<u64>) = match source {
+    let (mut raw, size): (Box<dyn Read + Send>, Option<u64>) = match source {
         Source::Stdin => (Box::new(io::stdin()), None),
         Source::Path(path) => open_file(path)?,
     };
-    let mut buffered = BufReader::with_capacity(
+    let head = read_head(&mut raw, 4)?;
+    let compression = Compression::sniff(&head);
+    if compression == Compression::None {
+        return Ok(Input {
+            reader: raw,
+            head,
+            compression,
+            size,
+            counted: false,
+        });
+    }
+    raw_read.fetch_add(head.len() as u64, Ordering::Relaxed);
+    let buffered = BufReader::with_capacity(
         RAW_BUF_LEN,
-        Counting {
+        io::Cursor::new(head).chain(Counting {
             inner: raw,
             count: raw_read,
-        },
+        }),
     );
-    let compression = Compression::sniff(fill_at_least(&mut buffered, 4)?);
     let reader: Box<dyn Read + Send> = match compression {
-        Compression::None => Box::new(buffered),
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
+        _ => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
     };
     Ok(Input {
         reader,
+        head: Vec::new(),
         compression,
         size,
+        counted: true,
     })
 }
 
@@ -136,14 +158,21 @@ fn open_file(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
     Ok((Box::new(file), size))
 }
 
-/// Fills the buffer until it holds `n` bytes or the input ends (a short
-/// first read from a pipe must not hide the magic bytes).
-fn fill_at_least<R: Read>(reader: &mut BufReader<R>, n: usize) -> io::Result<&[u8]> {
-    // BufReader can only grow its buffer by consuming, so peek with
-    // `fill_buf`; a pipe giving fewer than `n` bytes in its first read is
-    // rare and only risks missing the magic, never losing data.
-    let _ = n;
-    reader.fill_buf()
+/// Reads up to `n` bytes (fewer only at the end of the input): a pipe may
+/// hand out the magic bytes over several reads.
+fn read_head(reader: &mut dyn Read, n: usize) -> io::Result<Vec<u8>> {
+    let mut head = vec![0u8; n];
+    let mut filled = 0;
+    while filled < n {
+        match reader.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(k) => filled += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    head.truncate(filled);
+    Ok(head)
 }
 
 /// One piece of an input, as handed to a worker.
@@ -204,11 +233,21 @@ impl Chunker {
     /// A chunker over `reader`. Lines longer than `max_line` bytes are
     /// reported as [`Piece::TooLong`].
     pub fn new(reader: Box<dyn Read + Send>, chunk_len: usize, max_line: usize) -> Self {
+        Chunker::with_head(Vec::new(), reader, chunk_len, max_line)
+    }
+
+    /// A chunker over `head` followed by `reader`.
+    pub fn with_head(
+        head: Vec<u8>,
+        reader: Box<dyn Read + Send>,
+        chunk_len: usize,
+        max_line: usize,
+    ) -> Self {
         Chunker {
             reader,
             chunk_len: chunk_len.max(1),
             max_line: max_line.max(1),
-            carry: Vec::new(),
+            carry: head,
             next_line: 1,
             eof: false,
             error: None,

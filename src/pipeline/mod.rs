@@ -280,7 +280,9 @@ fn read_all(
             }
         };
         report.compression = input.compression.name();
-        let mut chunker = Chunker::new(input.reader, opts.chunk_len, opts.max_line);
+        let counted = input.counted;
+        let mut chunker =
+            Chunker::with_head(input.head, input.reader, opts.chunk_len, opts.max_line);
         chunker.track_header(opts.format.is_none_or(LogFormat::has_header_state));
         let Ok(buf) = free.recv() else { return };
         let first = chunker.next_piece(buf);
@@ -344,7 +346,13 @@ fn read_all(
         }
         seq += 1;
         let mut next = first;
+        let mut handed_out = 0;
         let end = loop {
+            if !counted {
+                // Uncompressed: the bytes handed out are the bytes read.
+                raw_read.fetch_add(chunker.bytes - handed_out, Ordering::Relaxed);
+                handed_out = chunker.bytes;
+            }
             match next {
                 Ok(Some(piece)) => {
                     if !send(Job::Piece {
