@@ -205,7 +205,13 @@ impl Canonicalizer {
         // Most URLs in logs are canonical already: recognized in one pass and
         // copied whole. An absolute http(s) URL means the same with or
         // without a base, and in either mode.
-        if let Some(parts) = fast::canonical_http(input, rfc3986, out) {
+        let fast = if mode == Mode::Target && base.is_none() {
+            // An origin-form request target with no host: path-only.
+            fast::canonical_target(input, rfc3986, out)
+        } else {
+            None
+        };
+        if let Some(parts) = fast.or_else(|| fast::canonical_http(input, rfc3986, out)) {
             debug_assert!(parts.is_consistent(&out[start..]));
             return Ok(Canonical {
                 parts,

@@ -15,8 +15,11 @@
 
 use memchr::memchr;
 
-use super::escape::{quoted_end, split_request, unescape_backslash, Request};
+use super::escape::{quoted_end, quoted_end_escaped, split_request, unescape_backslash, Request};
 use super::{Extracted, Field, Line, LineError, Skip};
+
+/// Length of Apache's `%t` with its brackets: `[10/Oct/2000:13:55:36 -0700]`.
+const TIME_LEN: usize = 28;
 
 /// Reads common, combined and vhost-prefixed records.
 #[derive(Clone, Debug, Default)]
@@ -60,16 +63,26 @@ impl ClfExtractor {
         // The request is the first quoted field after `[time]`; without one
         // (syslog-embedded records) the first quoted field.
         let after_time = match memchr(b'[', &line[start..]) {
+            // `%t` is `[10/Oct/2000:13:55:36 -0700]`, 28 bytes: check there
+            // before searching.
+            Some(open) if line.get(start + open + TIME_LEN - 1) == Some(&b']') => {
+                start + open + TIME_LEN
+            }
             Some(open) => match memchr(b']', &line[start + open..]) {
                 Some(close) => start + open + close + 1,
                 None => return Line::Error(LineError::Malformed, base + start + open),
             },
             None => start,
         };
-        let Some(q) = memchr(b'"', &line[after_time..]).map(|q| after_time + q) else {
-            return Line::Error(LineError::Malformed, base + after_time);
+        let q = if line.get(after_time..after_time + 2) == Some(b" \"") {
+            after_time + 1
+        } else {
+            match memchr(b'"', &line[after_time..]) {
+                Some(q) => after_time + q,
+                None => return Line::Error(LineError::Malformed, base + after_time),
+            }
         };
-        let Some(q_end) = quoted_end(line, q) else {
+        let Some((q_end, escaped)) = quoted_end_escaped(line, q) else {
             return Line::Error(LineError::Unterminated, base + q);
         };
         let request = &line[q + 1..q_end];
@@ -80,7 +93,11 @@ impl ClfExtractor {
             match split_request(request) {
                 Ok(Request::Line(r)) => {
                     out.connect = r.is_connect();
-                    unescape_backslash(r.target, &mut out.target);
+                    if escaped {
+                        unescape_backslash(r.target, &mut out.target);
+                    } else {
+                        out.target.extend_from_slice(r.target);
+                    }
                     out.has_target = true;
                     found = true;
                 }

@@ -140,8 +140,37 @@ impl RequestLine<'_> {
 /// "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA`.
 #[inline]
 fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+    TCHAR[b as usize]
 }
+
+/// [`is_tchar`] as a table, built at compile time.
+static TCHAR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'!' | b'#'
+                    | b'$'
+                    | b'%'
+                    | b'&'
+                    | b'\''
+                    | b'*'
+                    | b'+'
+                    | b'-'
+                    | b'.'
+                    | b'^'
+                    | b'_'
+                    | b'`'
+                    | b'|'
+                    | b'~'
+            );
+        b += 1;
+    }
+    t
+};
 
 /// What a request field holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,9 +189,14 @@ pub fn split_request(raw: &[u8]) -> Result<Request<'_>, LineError> {
     if raw.is_empty() || raw == b"-" {
         return Ok(Request::Absent);
     }
-    let Some(sp) = memchr(b' ', raw) else {
+    // The method is a short token: a plain loop beats a search call.
+    let mut sp = 0;
+    while sp < raw.len() && raw[sp] != b' ' {
+        sp += 1;
+    }
+    if sp == raw.len() {
         return Err(LineError::BadRequestLine);
-    };
+    }
     let method = &raw[..sp];
     // ALB writes `- - -` (or `- http://h:80-/ -`) for requests it could not
     // parse: the method is `-`. Accept it so the target is still tried.
@@ -174,9 +208,9 @@ pub fn split_request(raw: &[u8]) -> Result<Request<'_>, LineError> {
         // `GET  HTTP/1.1`: the target is missing.
         return Err(LineError::BadRequestLine);
     }
-    let (target, has_version) = match memchr::memrchr(b' ', rest) {
-        Some(p) if rest[p + 1..].starts_with(b"HTTP/") => (trim_spaces(&rest[..p]), true),
-        _ => (rest, false),
+    let (target, has_version) = match version_start(rest) {
+        Some(p) => (trim_spaces(&rest[..p]), true),
+        None => (rest, false),
     };
     if target.is_empty() {
         return Err(LineError::BadRequestLine);
@@ -189,6 +223,22 @@ pub fn split_request(raw: &[u8]) -> Result<Request<'_>, LineError> {
         target,
         has_version,
     }))
+}
+
+/// The index of the space before a trailing ` HTTP/...` version, which is
+/// short (`HTTP/1.1`, `HTTP/2.0`, `HTTP/3`): look back a few bytes instead of
+/// searching the whole target.
+#[inline]
+fn version_start(rest: &[u8]) -> Option<usize> {
+    let floor = rest.len().saturating_sub(16);
+    let mut p = rest.len();
+    while p > floor {
+        p -= 1;
+        if rest[p] == b' ' {
+            return rest[p + 1..].starts_with(b"HTTP/").then_some(p);
+        }
+    }
+    None
 }
 
 /// `bytes` without leading and trailing spaces.
@@ -208,16 +258,25 @@ pub fn trim_spaces(bytes: &[u8]) -> &[u8] {
 /// proxies) would otherwise cut the field short. Returns the index of the
 /// closing quote.
 pub fn quoted_end(line: &[u8], open: usize) -> Option<usize> {
+    quoted_end_escaped(line, open).map(|(end, _)| end)
+}
+
+/// [`quoted_end`], and whether the field holds a `\` (so that a field
+/// without one is copied without looking for escapes again).
+#[inline]
+pub fn quoted_end_escaped(line: &[u8], open: usize) -> Option<(usize, bool)> {
+    let mut escaped = false;
     let mut i = open + 1;
     while i < line.len() {
         let n = memchr::memchr2(b'"', b'\\', &line[i..])?;
         i += n;
         if line[i] == b'\\' {
+            escaped = true;
             i += 2;
             continue;
         }
         match line.get(i + 1) {
-            None | Some(b' ') | Some(b'\t') => return Some(i),
+            None | Some(b' ') | Some(b'\t') => return Some((i, escaped)),
             _ => i += 1,
         }
     }

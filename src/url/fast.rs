@@ -104,6 +104,54 @@ pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> 
         }
     }
     let path_start = i;
+    let (query_start, fragment_start) = path_query_fragment(input, i, strict_escapes)?;
+    out.extend_from_slice(input);
+    let len = input.len();
+    let after_scheme = host_start as u32;
+    Some(Parts {
+        scheme_end: scheme_end as u32,
+        username_start: after_scheme,
+        username_end: after_scheme,
+        password_start: after_scheme,
+        password_end: after_scheme,
+        host_start: after_scheme,
+        host_end: host_end as u32,
+        port,
+        path_start: path_start as u32,
+        query_start,
+        fragment_start,
+        len: len as u32,
+        special: true,
+        opaque_path: false,
+    })
+}
+
+/// If `input` is an origin-form request target (`/path?query`) that
+/// path-only canonicalization leaves as it is, appends it to `out` and
+/// returns its parts (path at 0, no scheme or host).
+#[inline]
+pub fn canonical_target(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> Option<Parts> {
+    if input.first() != Some(&b'/') {
+        return None;
+    }
+    let (query_start, fragment_start) = path_query_fragment(input, 0, strict_escapes)?;
+    out.extend_from_slice(input);
+    Some(Parts {
+        path_start: 0,
+        query_start,
+        fragment_start,
+        len: input.len() as u32,
+        special: true,
+        ..Parts::default()
+    })
+}
+
+/// Scans a special URL's path from its first `/` at `i`, then its query and
+/// fragment, and returns where the query and fragment start (`ABSENT` if
+/// none), or `None` at the first byte the parser would change.
+#[inline]
+fn path_query_fragment(input: &[u8], mut i: usize, strict_escapes: bool) -> Option<(u32, u32)> {
+    let len = input.len();
     i += 1;
     loop {
         // Stops at a byte to escape, `\`, `?`, `#`, and at a `.` or `%` that
@@ -156,24 +204,7 @@ pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> 
             }
         }
     }
-    out.extend_from_slice(input);
-    let after_scheme = host_start as u32;
-    Some(Parts {
-        scheme_end: scheme_end as u32,
-        username_start: after_scheme,
-        username_end: after_scheme,
-        password_start: after_scheme,
-        password_end: after_scheme,
-        host_start: after_scheme,
-        host_end: host_end as u32,
-        port,
-        path_start: path_start as u32,
-        query_start,
-        fragment_start,
-        len: len as u32,
-        special: true,
-        opaque_path: false,
-    })
+    Some((query_start, fragment_start))
 }
 
 #[cfg(test)]
