@@ -73,7 +73,38 @@
 //! is exactly what the URL Standard does, and for invalid UTF-8 keeps the bytes
 //! recoverable. A host that is not valid UTF-8 is rejected.
 //!
-//! ## Pipeline
+//! ## Logs
+//!
+//! The command's machinery is public too, one module per stage of the data's
+//! path: [`input`] (open, decompress, cut into pieces of whole lines), [`log`]
+//! (one extractor per log format: from a line to the parts of its request
+//! URL, with the logger's escaping undone; format detection), and
+//! [`pipeline`] (workers that build and canonicalize the URLs, the writer
+//! that keeps input order, statistics). [`pipeline::run`] is what the
+//! `canonurl` binary calls:
+//!
+//! ```
+//! use canonurl::input::Source;
+//! use canonurl::pipeline::{run, Options, Sinks};
+//!
+//! let dir = std::env::temp_dir().join("canonurl-doc-example");
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let log = dir.join("access.log");
+//! std::fs::write(&log, concat!(
+//!     "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /a/./b?%7e HTTP/1.1\" 200 1 \"-\" \"ua\"\n",
+//!     "1.2.3.4 - - [10/Oct/2000:13:55:37 -0700] \"OPTIONS * HTTP/1.1\" 200 1 \"-\" \"ua\"\n",
+//! )).unwrap();
+//! let (mut out, mut diag) = (Vec::new(), Vec::new());
+//! let summary = run(
+//!     &[Source::Path(log)],
+//!     &Options::default(),
+//!     Sinks { out: &mut out, rejects: None, diag: &mut diag, progress: None },
+//! ).unwrap();
+//! assert_eq!(out, b"/a/b?~\n");
+//! assert_eq!((summary.stats.lines, summary.stats.emitted, summary.stats.skipped_total()), (2, 1, 1));
+//! ```
+//!
+//! ## Canonicalizer pipeline
 //!
 //! ```text
 //! bytes --> url::fast     already-canonical http(s)/file? one scan per component, one copy

@@ -101,10 +101,8 @@ fn run(args: &[&std::ffi::OsStr]) -> Output {
 fn tmp_path(name: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
     let n = N.fetch_add(1, Ordering::Relaxed);
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "logs-{}-{n}-{name}",
-        std::process::id()
-    ))
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("logs-{}-{n}-{name}", std::process::id()))
 }
 
 /// Every regular file under `data/logs-*/`, as (name relative to `data`, path), sorted.
@@ -137,7 +135,11 @@ fn log_files(data: &Path) -> Vec<(String, PathBuf)> {
         }
     }
     files.sort();
-    assert!(!files.is_empty(), "no files under {}/logs-*", data.display());
+    assert!(
+        !files.is_empty(),
+        "no files under {}/logs-*",
+        data.display()
+    );
     files
 }
 
@@ -173,8 +175,8 @@ fn lines_of(bytes: &[u8]) -> Vec<&[u8]> {
 fn stats_json(path: &Path, extra: &[&str]) -> (Output, Value) {
     let json = tmp_path("stats.json");
     let mut args: Vec<&std::ffi::OsStr> = vec!["--stats-json".as_ref(), json.as_os_str()];
-    args.extend(["-o", "/dev/null"].iter().map(|s| s.as_ref()));
-    args.extend(extra.iter().map(|s| s.as_ref()));
+    args.extend(["-o", "/dev/null"].iter().map(std::ffi::OsStr::new));
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
     args.push(path.as_os_str());
     let out = run(&args);
     let text = std::fs::read_to_string(&json).unwrap_or_else(|e| {
@@ -216,7 +218,7 @@ fn pipe_of(data: &Path, rel: &str, extra: &[&str]) -> Option<(Vec<u8>, Vec<Strin
         return None;
     }
     let mut args: Vec<&std::ffi::OsStr> = vec!["--pipe".as_ref()];
-    args.extend(extra.iter().map(|s| s.as_ref()));
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
     args.push(path.as_os_str());
     let out = run(&args);
     assert_eq!(out.status.code(), Some(0), "{rel}: {}", stderr(&out));
@@ -333,8 +335,7 @@ fn every_log_file_pipe_writes_one_line_per_input_line() {
 
 #[test]
 fn thread_count_does_not_change_the_output() {
-    let Some(data) = common::shared_data_or_skip("thread_count_does_not_change_the_output")
-    else {
+    let Some(data) = common::shared_data_or_skip("thread_count_does_not_change_the_output") else {
         return;
     };
     // Several 1 MiB pieces per input: each file is repeated until it is at
@@ -348,7 +349,11 @@ fn thread_count_does_not_change_the_output() {
         }
         let raw = common::read_bytes(&path);
         let plain_len = contents(&path).len().max(1);
-        let copies = TARGET.div_ceil(plain_len).max(20).min(CAP / plain_len).max(2);
+        let copies = TARGET
+            .div_ceil(plain_len)
+            .max(20)
+            .min(CAP / plain_len)
+            .max(2);
         let big = tmp_path(&format!("x{copies}-{}", rel.replace('/', "_")));
         let mut bytes = Vec::with_capacity(raw.len() * copies);
         for _ in 0..copies {
@@ -365,10 +370,15 @@ fn thread_count_does_not_change_the_output() {
             let mut outs = Vec::new();
             for j in ["1", "4"] {
                 let mut args: Vec<&std::ffi::OsStr> = vec!["-j".as_ref(), j.as_ref()];
-                args.extend(mode.iter().map(|s| s.as_ref()));
+                args.extend(mode.iter().map(std::ffi::OsStr::new));
                 args.push(big.as_os_str());
                 let out = run(&args);
-                assert_eq!(out.status.code(), Some(0), "{rel} {mode:?}: {}", stderr(&out));
+                assert_eq!(
+                    out.status.code(),
+                    Some(0),
+                    "{rel} {mode:?}: {}",
+                    stderr(&out)
+                );
                 outs.push(out.stdout);
             }
             assert!(
@@ -446,13 +456,13 @@ fn json_presets_detected() {
 
 /// A request target (origin-form) that every canonicalization leaves as it
 /// is: only characters no profile encodes or decodes in a path or query, no
-/// `%`, no dot segment, no `//` start.
+/// `%`, no dot segment, no `//` start. `+` is left out too: IIS logs a space
+/// in `cs-uri-stem` as `+`, which the W3C reader turns back into a space.
 fn trivially_canonical(t: &[u8]) -> bool {
     t.first() == Some(&b'/')
         && !t.starts_with(b"//")
-        && t.iter().all(|&b| {
-            b.is_ascii_alphanumeric() || b"-._~/?=&;,+:@!$*()".contains(&b)
-        })
+        && t.iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"-._~/?=&;,:@!$*()".contains(&b))
         && {
             let path = t.split(|&b| b == b'?').next().unwrap_or_default();
             !path
@@ -589,7 +599,11 @@ fn regexp_access_log_is_vhost_https() {
         assert!(line.starts_with(b"localhost:443 "));
         let req = quoted_fields(line)[0];
         let target = request_target(req).expect("request line");
-        assert!(trivially_canonical(target), "{}", String::from_utf8_lossy(target));
+        assert!(
+            trivially_canonical(target),
+            "{}",
+            String::from_utf8_lossy(target)
+        );
         assert_eq!(
             out[i],
             format!("https://localhost{}", String::from_utf8_lossy(target))
@@ -705,7 +719,9 @@ fn cloudfront_urls_use_x_host_header_and_cs_protocol() {
             want = format!("{want}?{query}");
         }
         // These values hold no escape and no upper case: canonical as they are.
-        assert!(trivially_canonical(want.split_once("://").unwrap().1[host.len()..].as_bytes()));
+        assert!(trivially_canonical(
+            want.split_once("://").unwrap().1[host.len()..].as_bytes()
+        ));
         assert_eq!(out[*i], drop_default_port(&want), "{rel}:{}", i + 1);
     }
     // The file has records whose x-host-header is not cs(Host), so the
@@ -792,7 +808,10 @@ fn caddy_urls_from_request_host_and_tls() {
     let Some(data) = common::shared_data_or_skip("caddy_urls_from_request_host_and_tls") else {
         return;
     };
-    for rel in ["logs-lnav/logfile_caddy_log.0", "logs-lnav/logfile_caddy_log.1"] {
+    for rel in [
+        "logs-lnav/logfile_caddy_log.0",
+        "logs-lnav/logfile_caddy_log.1",
+    ] {
         let Some((raw, out)) = pipe_of(&data, rel, &[]) else {
             continue;
         };
@@ -877,7 +896,9 @@ fn referer_field_counts() {
         let mut sent_lines = Vec::new();
         for (i, line) in lines_of(&raw).iter().enumerate() {
             let q = quoted_fields(line);
-            assert!(q.len() >= 3, "{rel}:{}: not combined", i + 1);
+            // At least request and referer (one line of elastic-examples is
+            // cut inside the user agent).
+            assert!(q.len() >= 2, "{rel}:{}: not combined", i + 1);
             if q[1] == b"-" || q[1].is_empty() {
                 dash += 1;
             } else {
