@@ -78,7 +78,8 @@ pub struct Input {
     pub head: Vec<u8>,
     /// How it was compressed.
     pub compression: Compression,
-    /// Size on disk, when it is a regular file.
+    /// Size on disk, when it is a regular file (`None`: a pipe, a device,
+    /// stdin).
     pub size: Option<u64>,
     /// True when the raw bytes are counted as they are read (compressed
     /// input); false when the caller counts the bytes it takes out.
@@ -225,9 +226,14 @@ pub struct Chunker {
     /// Carry the last `#Fields:` line from piece to piece.
     track_header: bool,
     header: Option<Arc<[u8]>>,
+    /// Hand out lines as soon as a read comes back short.
+    streaming: bool,
     /// Total decompressed bytes handed out.
     pub bytes: u64,
 }
+
+/// Bytes asked for per `read()` from a pipe: Linux's default pipe capacity.
+const PIPE_READ: usize = 64 * 1024;
 
 impl Chunker {
     /// A chunker over `reader`. Lines longer than `max_line` bytes are
@@ -253,6 +259,7 @@ impl Chunker {
             error: None,
             track_header: false,
             header: None,
+            streaming: false,
             bytes: 0,
         }
     }
@@ -302,12 +309,51 @@ impl Chunker {
                 target = (target * 2).min(self.max_line + 1);
             }
             let want = (target - buf.len().min(target)).max(1);
-            match (&mut self.reader).take(want as u64).read_to_end(&mut buf) {
-                Ok(0) => self.eof = true,
-                Ok(_) => {}
-                Err(e) => self.error = Some(e),
+            if !self.streaming {
+                // A file: fill the buffer (read_to_end reads into the spare
+                // capacity without zeroing it first).
+                match (&mut self.reader).take(want as u64).read_to_end(&mut buf) {
+                    Ok(0) => self.eof = true,
+                    Ok(_) => {}
+                    Err(e) => self.error = Some(e),
+                }
+                continue;
+            }
+            // A pipe: one read at a time. A read that returns less than asked
+            // means the writer is slower than we are (`tail -f`, a slow
+            // decompressor): hand out the whole lines now rather than wait
+            // for a full piece. When the pipe is full, reads are whole and
+            // pieces grow to their usual size.
+            let ask = want.min(PIPE_READ);
+            let filled = buf.len();
+            buf.resize(filled + ask, 0);
+            match self.reader.read(&mut buf[filled..]) {
+                Ok(0) => {
+                    buf.truncate(filled);
+                    self.eof = true;
+                }
+                Ok(n) => {
+                    buf.truncate(filled + n);
+                    if n < ask && memchr(b'\n', &buf[filled..]).is_some() {
+                        let p = memrchr(b'\n', &buf).unwrap_or(0);
+                        self.carry.extend_from_slice(&buf[p + 1..]);
+                        buf.truncate(p + 1);
+                        return Ok(Some(self.lines(buf)));
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(filled),
+                Err(e) => {
+                    buf.truncate(filled);
+                    self.error = Some(e);
+                }
             }
         }
+    }
+
+    /// Read one `read()` at a time and hand out whole lines as soon as a
+    /// read comes back short (for pipes; files are read a piece at a time).
+    pub fn set_streaming(&mut self, on: bool) {
+        self.streaming = on;
     }
 
     fn lines(&mut self, buf: Vec<u8>) -> Piece {

@@ -281,9 +281,11 @@ fn read_all(
         };
         report.compression = input.compression.name();
         let counted = input.counted;
+        let streaming = input.size.is_none();
         let mut chunker =
             Chunker::with_head(input.head, input.reader, opts.chunk_len, opts.max_line);
         chunker.track_header(opts.format.is_none_or(LogFormat::has_header_state));
+        chunker.set_streaming(streaming);
         let Ok(buf) = free.recv() else { return };
         let first = chunker.next_piece(buf);
         // The format: given, or guessed from the first piece.
@@ -494,7 +496,20 @@ fn write_all(
     let mut next = 0u64;
     let mut distinct = matches!(opts.mode, Mode::Unique | Mode::Count).then(Distinct::default);
     let mut described = 0usize;
-    for msg in done {
+    loop {
+        let msg = match done.try_recv() {
+            Ok(msg) => msg,
+            Err(_) => {
+                // Nothing ready: the input is slower than we are (a pipe
+                // from `tail -f`). Flush what was written so that it is seen
+                // now, not when the buffer fills.
+                sinks.out.flush()?;
+                match done.recv() {
+                    Ok(msg) => msg,
+                    Err(_) => break,
+                }
+            }
+        };
         waiting.insert(msg.seq(), msg);
         while let Some(msg) = waiting.remove(&next) {
             next += 1;
