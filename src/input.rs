@@ -302,11 +302,13 @@ impl Chunker {
                     // The last line, without a line end.
                     return Ok(Some(self.lines(buf)));
                 }
-                if buf.len() > self.max_line {
+                // The limit is on the line without its line end: allow for
+                // a `\r` (the worker checks the exact length).
+                if buf.len() > self.max_line + 1 {
                     return self.too_long(buf).map(Some);
                 }
                 // One line fills the buffer: read on, up to the limit.
-                target = (target * 2).min(self.max_line + 1);
+                target = (target * 2).min(self.max_line + 2);
             }
             let want = (target - buf.len().min(target)).max(1);
             if !self.streaming {

@@ -30,7 +30,7 @@ fn write_log(stdin: &mut impl Write, lines: usize) -> std::io::Result<u64> {
     while n < lines {
         block.clear();
         while block.len() < (1 << 20) - 4096 && n < lines {
-            let ua_pad = if n % 1000 == 0 { 3000 } else { 10 };
+            let ua_pad = if n.is_multiple_of(1000) { 3000 } else { 10 };
             writeln!(
                 block,
                 "10.0.{}.{} - - [10/Oct/2000:13:55:36 -0700] \"GET /shop/{}/item-{}.html?ref=%7e{} HTTP/1.1\" 200 {} \"https://r.example/{}\" \"Mozilla/5.0 {}\"",

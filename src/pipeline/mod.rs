@@ -289,8 +289,12 @@ fn read_all(
         let Ok(buf) = free.recv() else { return };
         let first = chunker.next_piece(buf);
         // The format: given, or guessed from the first piece.
+        // A first line too long to read whole still shows the record's
+        // shape in its first bytes.
         let sample: &[u8] = match &first {
-            Ok(Some(Piece::Lines { buf, .. })) => &buf[..buf.len().min(DETECT_BYTES)],
+            Ok(Some(Piece::Lines { buf, .. }))
+            | Ok(Some(Piece::TooLong { buf, .. }))
+            | Ok(Some(Piece::Fragment { buf, .. })) => &buf[..buf.len().min(DETECT_BYTES)],
             _ => &[],
         };
         let format = match opts.format {
@@ -426,12 +430,13 @@ fn work(
                     Piece::TooLong { line, len, buf } => {
                         result.stats.bytes += len + 1;
                         let why = Why::Line(LineError::LineTooLong);
-                        worker.lost_line(&ctx, line, &buf, why, &mut result);
+                        worker.lost_line(&ctx, line, &buf, why, opts.max_line, &mut result);
                         buf
                     }
                     Piece::Fragment { line, buf } => {
                         result.stats.bytes += buf.len() as u64;
-                        worker.lost_line(&ctx, line, &buf, Why::TruncatedInput, &mut result);
+                        let at = buf.len();
+                        worker.lost_line(&ctx, line, &buf, Why::TruncatedInput, at, &mut result);
                         buf
                     }
                 };
