@@ -191,18 +191,15 @@ pub fn split_request(raw: &[u8]) -> Result<Request<'_>, LineError> {
     }
     // The method is a short token: a plain loop beats a search call.
     let mut sp = 0;
-    while sp < raw.len() && raw[sp] != b' ' {
+    while sp < raw.len() && is_tchar(raw[sp]) {
         sp += 1;
     }
-    if sp == raw.len() {
+    if sp == raw.len() || raw[sp] != b' ' || sp == 0 {
+        // ALB writes `- - -` (or `- http://h:80-/ -`) for requests it could
+        // not parse: the method is `-` (a tchar, so it was read above).
         return Err(LineError::BadRequestLine);
     }
     let method = &raw[..sp];
-    // ALB writes `- - -` (or `- http://h:80-/ -`) for requests it could not
-    // parse: the method is `-`. Accept it so the target is still tried.
-    if !(method.iter().all(|&b| is_tchar(b)) || method == b"-") {
-        return Err(LineError::BadRequestLine);
-    }
     let rest = trim_spaces(&raw[sp + 1..]);
     if rest.starts_with(b"HTTP/") && memchr(b' ', rest).is_none() {
         // `GET  HTTP/1.1`: the target is missing.
@@ -230,7 +227,12 @@ pub fn split_request(raw: &[u8]) -> Result<Request<'_>, LineError> {
 /// searching the whole target.
 #[inline]
 fn version_start(rest: &[u8]) -> Option<usize> {
-    let floor = rest.len().saturating_sub(16);
+    // The usual ` HTTP/1.1` (and 1.0, 2.0): one comparison.
+    let n = rest.len();
+    if n >= 9 && rest[n - 9] == b' ' && &rest[n - 8..n - 3] == b"HTTP/" {
+        return Some(n - 9);
+    }
+    let floor = n.saturating_sub(16);
     let mut p = rest.len();
     while p > floor {
         p -= 1;
@@ -242,7 +244,12 @@ fn version_start(rest: &[u8]) -> Option<usize> {
 }
 
 /// `bytes` without leading and trailing spaces.
+#[inline]
 pub fn trim_spaces(bytes: &[u8]) -> &[u8] {
+    // Most fields have no space to trim: check the ends first.
+    if bytes.first() != Some(&b' ') && bytes.last() != Some(&b' ') {
+        return bytes;
+    }
     let start = bytes.iter().position(|&b| b != b' ').unwrap_or(bytes.len());
     let end = bytes
         .iter()
