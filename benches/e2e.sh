@@ -114,3 +114,12 @@ echo
 awk -v a="$one_time" -v b="$all_time" -v j="$jobs" \
     'BEGIN { printf "-j 1 time / -j %d time: %.2fx\n", j, a / b }'
 echo "canonurl stderr: $diag_lines lines (rejected lines) per run, kept in $diag"
+
+# Peak resident memory, from GNU time when it is there (not a timing run).
+if [ -x /usr/bin/time ]; then
+    for args in "-j 1" "-j $jobs" "-j $jobs --count"; do
+        # shellcheck disable=SC2086 # $args is meant to split
+        kib="$(/usr/bin/time -f %M "$canonurl" $args -o /dev/null "$log" 2>&1 >/dev/null | tail -n 1)"
+        echo "peak RSS, canonurl $args: $((kib / 1024)) MiB"
+    done
+fi
