@@ -212,7 +212,9 @@ pub fn run(sources: &[Source], opts: &Options, sinks: Sinks<'_>) -> io::Result<S
             let opts = Arc::clone(&opts);
             let raw_read = Arc::clone(&raw_read);
             let stop = Arc::clone(&stop);
-            scope.spawn(move || read_all(sources, &opts, job_tx, free_rx, raw_read, stop));
+            let refill = free_tx.clone();
+            scope
+                .spawn(move || read_all(sources, &opts, job_tx, (free_rx, refill), raw_read, stop));
         }
         for _ in 0..threads {
             let job_rx = job_rx.clone();
@@ -245,12 +247,19 @@ fn read_all(
     sources: &[Source],
     opts: &Options,
     jobs: Sender<Job>,
-    free: Receiver<Vec<u8>>,
+    (free, refill): (Receiver<Vec<u8>>, Sender<Vec<u8>>),
     raw_read: Arc<AtomicU64>,
     stop: Arc<std::sync::atomic::AtomicBool>,
 ) {
     let mut seq = 0u64;
     let send = |job: Job| jobs.send(job).is_ok();
+    // A buffer taken from the pool that does not go out in a piece (the end
+    // of an input, an error, an input that is not read on) must be made up
+    // for, or the pool shrinks by one per input until the reader waits
+    // forever. The chunker keeps nothing of it, so an empty one stands in.
+    let give_back = || {
+        let _ = refill.try_send(Vec::new());
+    };
     for (id, source) in sources.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             return;
@@ -305,6 +314,7 @@ fn read_all(
             }
         };
         let Some(format) = format else {
+            give_back();
             report.error = Some(format!(
                 "cannot detect the log format (first line: {}); give it with -f",
                 first_line_preview(sample)
@@ -370,8 +380,14 @@ fn read_all(
                     }
                     seq += 1;
                 }
-                Ok(None) => break None,
-                Err(e) => break Some(read_error(&e)),
+                Ok(None) => {
+                    give_back();
+                    break None;
+                }
+                Err(e) => {
+                    give_back();
+                    break Some(read_error(&e));
+                }
             }
             if stop.load(Ordering::Relaxed) {
                 return;
