@@ -212,9 +212,7 @@ pub fn run(sources: &[Source], opts: &Options, sinks: Sinks<'_>) -> io::Result<S
             let opts = Arc::clone(&opts);
             let raw_read = Arc::clone(&raw_read);
             let stop = Arc::clone(&stop);
-            let refill = free_tx.clone();
-            scope
-                .spawn(move || read_all(sources, &opts, job_tx, (free_rx, refill), raw_read, stop));
+            scope.spawn(move || read_all(sources, &opts, job_tx, free_rx, raw_read, stop));
         }
         for _ in 0..threads {
             let job_rx = job_rx.clone();
@@ -247,7 +245,7 @@ fn read_all(
     sources: &[Source],
     opts: &Options,
     jobs: Sender<Job>,
-    (free, refill): (Receiver<Vec<u8>>, Sender<Vec<u8>>),
+    free: Receiver<Vec<u8>>,
     raw_read: Arc<AtomicU64>,
     stop: Arc<std::sync::atomic::AtomicBool>,
 ) {
@@ -256,9 +254,17 @@ fn read_all(
     // A buffer taken from the pool that does not go out in a piece (the end
     // of an input, an error, an input that is not read on) must be made up
     // for, or the pool shrinks by one per input until the reader waits
-    // forever. The chunker keeps nothing of it, so an empty one stands in.
-    let give_back = || {
-        let _ = refill.try_send(Vec::new());
+    // forever. The reader counts them and uses a new empty buffer instead of
+    // waiting for one. (Not by sending to the pool itself: holding a sender
+    // would keep `recv` from failing when the writer has stopped.)
+    let mut spare = 0usize;
+    let take = |spare: &mut usize| -> Option<Vec<u8>> {
+        if *spare > 0 {
+            *spare -= 1;
+            Some(Vec::new())
+        } else {
+            free.recv().ok()
+        }
     };
     for (id, source) in sources.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
@@ -295,7 +301,7 @@ fn read_all(
             Chunker::with_head(input.head, input.reader, opts.chunk_len, opts.max_line);
         chunker.track_header(opts.format.is_none_or(LogFormat::has_header_state));
         chunker.set_streaming(streaming);
-        let Ok(buf) = free.recv() else { return };
+        let Some(buf) = take(&mut spare) else { return };
         let first = chunker.next_piece(buf);
         // The format: given, or guessed from the first piece.
         // A first line too long to read whole still shows the record's
@@ -314,7 +320,7 @@ fn read_all(
             }
         };
         let Some(format) = format else {
-            give_back();
+            spare += 1;
             report.error = Some(format!(
                 "cannot detect the log format (first line: {}); give it with -f",
                 first_line_preview(sample)
@@ -381,18 +387,18 @@ fn read_all(
                     seq += 1;
                 }
                 Ok(None) => {
-                    give_back();
+                    spare += 1;
                     break None;
                 }
                 Err(e) => {
-                    give_back();
+                    spare += 1;
                     break Some(read_error(&e));
                 }
             }
             if stop.load(Ordering::Relaxed) {
                 return;
             }
-            let Ok(buf) = free.recv() else { return };
+            let Some(buf) = take(&mut spare) else { return };
             next = chunker.next_piece(buf);
         };
         if !send(Job::Event {
