@@ -1,123 +1,64 @@
 //! Throughput of canonurl against its peers, side by side on the same URLs.
 //!
-//! One criterion group per data set, `Throughput::Bytes` = the total length
-//! of its URLs, with these functions:
+//! One criterion group per input set, with `Throughput::ElementsAndBytes`
+//! (URLs, and their total length), and these functions:
 //!
 //! - `canonurl/whatwg`, `canonurl/rfc3986`: `Canonicalizer::canonicalize_into`
 //!   (strict WHATWG, no base: what the peers do), one canonicalizer and one
 //!   output `Vec` reused, cleared per URL;
 //! - `ada`: `ada_url::Url::parse(s, None)`, then `href()`;
 //! - `url`: `url::Url::parse(s)` (rust-url), then `as_str()`;
+//! - `urlnorm`: `url::Url::parse(s)`, then urlnorm's
+//!   `UrlNormalizer::compute_normalization_string` (default options): a
+//!   dedup key, not a URL (scheme and `www.` dropped, query sorted, tracking
+//!   parameters removed), so it does more than the others;
 //! - `baseline/copy`: split the same lines out of one buffer with memchr and
 //!   copy each into a reused `Vec`: the floor for any line-at-a-time tool.
 //!
-//! Data: `url-dataset/{kasztp,node_files,userbait,isaacs_files}.txt` under
-//! `../shared/data` (beside the crate), or under `$CANONURL_SHARED_DATA` (the
-//! `data` directory itself). Without them, `data/sample-urls.txt` only.
+//! Input sets (see `benches/common/mod.rs`): the lists
+//! `url-dataset/{kasztp,node_files,userbait,isaacs_files}.txt`, and
+//! `log_targets`, the request targets of every file of `logs-*/`, taken by
+//! canonurl's own format detection and extractors, raw (not canonicalized),
+//! origin-form ones prefixed with `http://example.com` so that every peer
+//! gets the same absolute URLs. All under `../shared/data` (beside the crate)
+//! or `$CANONURL_SHARED_DATA` (the `data` directory itself); without them,
+//! `data/sample-urls.txt` and `data/sample-access.log` only, with a note.
 //! Lines that are not UTF-8 are dropped once for all (the peers take `&str`).
 //!
 //! Before timing, each group checks that canonurl accepts as many URLs as ada,
-//! so that it does not silently measure rejections.
+//! so that it does not silently measure rejections. After the run, a table
+//! (markdown, on stdout) gives per set and function the median ns per URL,
+//! MB/s (10⁶ bytes of input URLs per second) and ada's time over that
+//! function's, read back from criterion's `estimates.json` of this run.
 //!
 //! ```sh
-//! cargo bench --bench canonicalize                 # all groups
-//! cargo bench --bench canonicalize -- kasztp/      # one data set
+//! cargo bench --bench canonicalize                 # all groups, then the table
+//! cargo bench --bench canonicalize -- kasztp/      # one input set
 //! ```
 
+mod common;
+
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
 
 use canonurl::{Canonicalizer, Profile};
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-
-/// The shared data sets, in `url-dataset/`.
-const SHARED_SETS: &[&str] = &["kasztp", "node_files", "userbait", "isaacs_files"];
+use common::{UrlSet, LOG_SET, URL_SETS};
+use criterion::{Criterion, Throughput};
 
 /// Largest difference allowed between canonurl's and ada's accepted counts,
 /// as a fraction of ada's (the two may follow slightly different spec versions).
 const MAX_ACCEPT_DIFF: f64 = 0.001;
 
-/// One data set: its UTF-8 lines, joined by `\n` (for the baseline), and
-/// pre-split (for everyone else).
-struct Dataset {
-    name: String,
-    text: String,
-    /// Byte ranges of the lines in `text`.
-    lines: Vec<(usize, usize)>,
-    /// Lines dropped because they are not UTF-8.
-    dropped: usize,
-}
-
-impl Dataset {
-    /// Reads `path`: one URL per line, `\n` or `\r\n`; a last line without
-    /// `\n` counts.
-    fn load(name: &str, path: &Path) -> Dataset {
-        let bytes =
-            std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        let mut text = String::with_capacity(bytes.len());
-        let mut lines = Vec::new();
-        let mut dropped = 0;
-        let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
-        for line in body.split(|&b| b == b'\n') {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            match std::str::from_utf8(line) {
-                Ok(s) => {
-                    let start = text.len();
-                    text.push_str(s);
-                    lines.push((start, text.len()));
-                    text.push('\n');
-                }
-                Err(_) => dropped += 1,
-            }
-        }
-        Dataset {
-            name: name.to_owned(),
-            text,
-            lines,
-            dropped,
-        }
-    }
-
-    fn urls(&self) -> Vec<&str> {
-        self.lines.iter().map(|&(s, e)| &self.text[s..e]).collect()
-    }
-
-    fn total_bytes(&self) -> u64 {
-        self.lines.iter().map(|&(s, e)| (e - s) as u64).sum()
-    }
-}
-
-/// The data sets to run: the shared ones if present, else the sample.
-fn datasets() -> Vec<Dataset> {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = match std::env::var_os("CANONURL_SHARED_DATA") {
-        Some(dir) => PathBuf::from(dir),
-        None => manifest.join("../shared/data"),
-    };
-    let dir = shared.join("url-dataset");
-    let mut sets = Vec::new();
-    for name in SHARED_SETS {
-        let path = dir.join(format!("{name}.txt"));
-        if path.is_file() {
-            sets.push(Dataset::load(name, &path));
-        } else {
-            eprintln!("note: {} not found, skipped", path.display());
-        }
-    }
-    if sets.is_empty() {
-        eprintln!(
-            "note: no shared data sets under {} (set CANONURL_SHARED_DATA to the shared \
-             `data` directory); benchmarking data/sample-urls.txt only",
-            dir.display()
-        );
-        sets.push(Dataset::load(
-            "sample",
-            &manifest.join("data/sample-urls.txt"),
-        ));
-    }
-    sets
-}
+/// The functions of each group, in the order of the summary table.
+const FUNCTIONS: &[&str] = &[
+    "canonurl/whatwg",
+    "canonurl/rfc3986",
+    "ada",
+    "url",
+    "urlnorm",
+    "baseline/copy",
+];
 
 fn count_canonurl(urls: &[&str], profile: Profile) -> usize {
     let mut c = Canonicalizer::new(profile);
@@ -141,19 +82,21 @@ fn count_url(urls: &[&str]) -> usize {
 }
 
 /// Checks, outside the timed loops, that the peers accept comparable numbers
-/// of URLs, and says how many.
-fn check_accepted(set: &Dataset, urls: &[&str]) {
+/// of URLs, and says how many (urlnorm takes what `url` accepts).
+fn check_accepted(set: &UrlSet, urls: &[&str]) {
     let whatwg = count_canonurl(urls, Profile::Whatwg);
     let rfc3986 = count_canonurl(urls, Profile::Rfc3986);
     let ada = count_ada(urls);
     let rust_url = count_url(urls);
     eprintln!(
-        "{}: {} URLs ({} non-UTF-8 lines dropped), {} bytes; accepted: canonurl/whatwg {whatwg}, \
-         canonurl/rfc3986 {rfc3986}, ada {ada}, url {rust_url}",
+        "{}: {} URLs ({} non-UTF-8 lines dropped), {} bytes, from {}; accepted: \
+         canonurl/whatwg {whatwg}, canonurl/rfc3986 {rfc3986}, ada {ada}, url and urlnorm \
+         {rust_url}",
         set.name,
         urls.len(),
         set.dropped,
         set.total_bytes(),
+        set.origin,
     );
     assert_eq!(
         whatwg, rfc3986,
@@ -169,12 +112,15 @@ fn check_accepted(set: &Dataset, urls: &[&str]) {
     );
 }
 
-fn bench_dataset(c: &mut Criterion, set: &Dataset) {
+fn bench_set(c: &mut Criterion, set: &UrlSet) {
     let urls = set.urls();
     check_accepted(set, &urls);
 
     let mut group = c.benchmark_group(&set.name);
-    group.throughput(Throughput::Bytes(set.total_bytes()));
+    group.throughput(Throughput::ElementsAndBytes {
+        elements: urls.len() as u64,
+        bytes: set.total_bytes(),
+    });
 
     for profile in [Profile::Whatwg, Profile::Rfc3986] {
         let mut canonicalizer = Canonicalizer::new(profile);
@@ -220,6 +166,19 @@ fn bench_dataset(c: &mut Criterion, set: &Dataset) {
         })
     });
 
+    let normalizer = urlnorm::UrlNormalizer::default();
+    group.bench_function("urlnorm", |b| {
+        b.iter(|| {
+            let mut total = 0;
+            for url in &urls {
+                if let Ok(parsed) = url::Url::parse(url) {
+                    total += normalizer.compute_normalization_string(&parsed).len();
+                }
+            }
+            black_box(total)
+        })
+    });
+
     let mut out = Vec::with_capacity(4096);
     group.bench_function("baseline/copy", |b| {
         b.iter(|| {
@@ -239,19 +198,85 @@ fn bench_dataset(c: &mut Criterion, set: &Dataset) {
     group.finish();
 }
 
-fn benches(c: &mut Criterion) {
-    for set in datasets() {
-        bench_dataset(c, &set);
+/// Where criterion writes its results, found as criterion does it
+/// (`$CRITERION_HOME`, `$CARGO_TARGET_DIR/criterion`, `target/criterion`).
+fn criterion_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CRITERION_HOME") {
+        return PathBuf::from(dir);
+    }
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir).join("criterion"),
+        None => common::manifest().join("target/criterion"),
     }
 }
 
-criterion_group! {
-    name = canonicalize;
-    // Small enough for a 2-core CI machine: about 4 s per function.
-    config = Criterion::default()
+/// The median time of one iteration in ns, from this run's `estimates.json`
+/// (`None` when the function did not run this time: filtered out, or the
+/// results are elsewhere).
+fn median_ns(group: &str, function: &str, since: SystemTime) -> Option<f64> {
+    let path = criterion_dir()
+        .join(group)
+        .join(function.replace('/', "_"))
+        .join("new/estimates.json");
+    let fresh = std::fs::metadata(&path).ok()?.modified().ok()? >= since;
+    if !fresh {
+        return None;
+    }
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+    json["median"]["point_estimate"].as_f64()
+}
+
+/// Prints the summary table of the functions that ran since `since`.
+fn print_summary(sets: &[UrlSet], since: SystemTime) {
+    let mut rows = Vec::new();
+    for set in sets {
+        let n = set.lines.len() as f64;
+        let bytes = set.total_bytes() as f64;
+        let ada = median_ns(&set.name, "ada", since);
+        for &function in FUNCTIONS {
+            let Some(ns) = median_ns(&set.name, function, since) else {
+                continue;
+            };
+            let ratio = ada.map_or_else(|| "-".to_owned(), |a| format!("{:.2}×", a / ns));
+            rows.push(format!(
+                "| {} | {} | {:.1} | {:.0} | {ratio} |",
+                set.name,
+                function,
+                ns / n,
+                bytes / ns * 1e3,
+            ));
+        }
+    }
+    if rows.is_empty() {
+        eprintln!(
+            "note: no results of this run under {} for the summary table",
+            criterion_dir().display()
+        );
+        return;
+    }
+    println!("\nmedian per URL (criterion), MB = 10^6 bytes of input URLs:\n");
+    println!("| set | function | ns/URL | MB/s | ada time / this |");
+    println!("|---|---|---:|---:|---:|");
+    for row in rows {
+        println!("{row}");
+    }
+}
+
+fn main() {
+    let started = SystemTime::now();
+    let mut names = URL_SETS.to_vec();
+    names.push(LOG_SET);
+    let sets = common::sets(&names);
+    // Small enough for a 2-core machine: about 4 s per function, 6
+    // functions per set.
+    let mut criterion = Criterion::default()
         .sample_size(20)
         .measurement_time(Duration::from_secs(3))
-        .warm_up_time(Duration::from_secs(1));
-    targets = benches
+        .warm_up_time(Duration::from_secs(1))
+        .configure_from_args();
+    for set in &sets {
+        bench_set(&mut criterion, set);
+    }
+    criterion.final_summary();
+    print_summary(&sets, started);
 }
-criterion_main!(canonicalize);

@@ -15,7 +15,7 @@ if [ ! -d "$data" ]; then
 fi
 command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is needed" >&2; exit 2; }
 cargo build --release --example peers >/dev/null 2>&1 || cargo build --release --example peers
-bin=target/release/examples/peers
+bin="${CARGO_TARGET_DIR:-target}/release/examples/peers"
 count() {
     valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$1" "$2" 2>&1 |
         sed -n 's/.*refs: *\([0-9,]*\).*/\1/p' | tr -d ,

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use memchr::{memchr, memmem, memrchr};
+use memchr::{memchr, memrchr};
 
 /// Where lines come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -199,6 +199,8 @@ pub enum Piece {
         line: u64,
         /// Its length without the line end.
         len: u64,
+        /// True when a line end followed it (false for a last line without one).
+        line_end: bool,
         /// The buffer, returned for reuse (its contents are the line's head).
         buf: Vec<u8>,
     },
@@ -368,7 +370,7 @@ impl Chunker {
         self.bytes += buf.len() as u64;
         let header = self.header.clone();
         if self.track_header {
-            if let Some(h) = last_fields_line(&buf) {
+            if let Some(h) = last_fields_line(&buf, self.max_line) {
                 self.header = Some(Arc::from(h));
             }
         }
@@ -383,7 +385,8 @@ impl Chunker {
     /// Skips the rest of an over-long line, keeping its first bytes.
     fn too_long(&mut self, mut buf: Vec<u8>) -> io::Result<Piece> {
         let mut len = buf.len() as u64;
-        let head_len = buf.len().min(4096);
+        let mut line_end = false;
+        let head_len = buf.len().min(crate::pipeline::worker::TOO_LONG_HEAD);
         let mut tmp = vec![0u8; 64 * 1024];
         loop {
             let n = match self.reader.read(&mut tmp) {
@@ -400,31 +403,46 @@ impl Chunker {
             };
             if let Some(nl) = memchr(b'\n', &tmp[..n]) {
                 len += nl as u64;
+                line_end = true;
                 self.carry.extend_from_slice(&tmp[nl + 1..n]);
                 break;
             }
             len += n as u64;
         }
-        self.bytes += len + 1;
+        self.bytes += len + u64::from(line_end);
         buf.truncate(head_len);
         let line = self.next_line;
         self.next_line += 1;
-        Ok(Piece::TooLong { line, len, buf })
+        Ok(Piece::TooLong {
+            line,
+            len,
+            line_end,
+            buf,
+        })
     }
 }
 
-/// The last line of `buf` that starts with `#Fields:`.
-fn last_fields_line(buf: &[u8]) -> Option<&[u8]> {
-    let at = if let Some(p) = memmem::rfind(buf, b"\n#Fields:") {
-        p + 1
-    } else if buf.starts_with(b"#Fields:") {
-        0
-    } else {
-        return None;
-    };
-    let end = memchr(b'\n', &buf[at..]).map_or(buf.len(), |e| at + e);
-    let line = &buf[at..end];
-    Some(line.strip_suffix(b"\r").unwrap_or(line))
+/// The last `#Fields:` line of `buf` that the W3C extractor takes as one
+/// (ASCII case ignored, after a UTF-8 BOM too) and that is not longer than
+/// `max_line` (the worker rejects a longer one, so it sets no layout).
+fn last_fields_line(buf: &[u8], max_line: usize) -> Option<&[u8]> {
+    let mut end = buf.len();
+    while let Some(hash) = memrchr(b'#', &buf[..end]) {
+        end = hash;
+        // The line this `#` is in: it must start it (after a BOM, maybe).
+        let start = memrchr(b'\n', &buf[..hash]).map_or(0, |p| p + 1);
+        let lead = &buf[start..hash];
+        if !(lead.is_empty() || lead == crate::log::w3c::BOM) {
+            continue;
+        }
+        let stop = memchr(b'\n', &buf[hash..]).map_or(buf.len(), |e| hash + e);
+        let line = &buf[start..stop];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.len() <= max_line && crate::log::w3c::W3cExtractor::is_fields_line(line) {
+            return Some(line);
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -139,7 +139,7 @@ const HOST_ROLES: [usize; 3] = [X_HOST_HEADER, CS_HOST, HOST_HEADER];
 const ABSENT: usize = usize::MAX;
 
 /// The UTF-8 byte order mark some writers put before the first line.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Rewrites of [`copy_value`], as bit flags; [`SPECIAL`] marks the byte each
 /// one acts on.

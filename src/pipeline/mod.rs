@@ -449,8 +449,13 @@ fn work(
                         worker.piece(&ctx, &buf, first_line, header.as_deref(), &mut result);
                         buf
                     }
-                    Piece::TooLong { line, len, buf } => {
-                        result.stats.bytes += len + 1;
+                    Piece::TooLong {
+                        line,
+                        len,
+                        line_end,
+                        buf,
+                    } => {
+                        result.stats.bytes += len + u64::from(line_end);
                         let why = Why::Line(LineError::LineTooLong);
                         worker.lost_line(&ctx, line, &buf, why, opts.max_line, &mut result);
                         buf

@@ -26,6 +26,10 @@ use crate::{Canonicalizer, Reject};
 /// `xxhash64(col)` computes over a string's UTF-8 bytes.
 pub const KEY_SEED: u64 = 42;
 
+/// How much of a line too long to read is kept for `--rejects` and the
+/// original column (the chunker keeps at least this much, or `max_line`).
+pub const TOO_LONG_HEAD: usize = 4096;
+
 /// The fingerprint of a canonical URL, as `--key` prints it (Spark's `xxhash64`).
 pub fn key(url: &[u8]) -> i64 {
     xxh64(url, KEY_SEED) as i64
@@ -183,6 +187,13 @@ impl Worker {
     ) {
         self.urls.clear();
         self.extracted.clear();
+        // A line too long to read has only its first bytes in reports, as
+        // many whether the chunker or the worker found it.
+        let head = if why == Why::Line(LineError::LineTooLong) {
+            &head[..head.len().min(self.opts.max_line).min(TOO_LONG_HEAD)]
+        } else {
+            head
+        };
         let slots = [Slot::Reject(why, at), Slot::Reject(why, at)];
         let n = if self.opts.field == Field::Both { 2 } else { 1 };
         self.finish(ctx, head, line_no, &slots[..n], out);
@@ -191,11 +202,11 @@ impl Worker {
     fn line(&mut self, ctx: &FileCtx, line: &[u8], line_no: u64, out: &mut PieceOut) {
         self.urls.clear();
         if line.len() > self.opts.max_line {
-            let slots = [Slot::Reject(
-                Why::Line(LineError::LineTooLong),
-                self.opts.max_line,
-            )];
-            return self.finish(ctx, line, line_no, &slots, out);
+            // The same as when the chunker finds it (`lost_line`): one slot
+            // per wanted field, so the output does not depend on where the
+            // pieces were cut.
+            let why = Why::Line(LineError::LineTooLong);
+            return self.lost_line(ctx, line_no, line, why, self.opts.max_line, out);
         }
         let field = self.opts.field;
         if ctx.format == LogFormat::Plain {
