@@ -288,3 +288,34 @@ fn file_url_with_unicode_host_and_backslashes() {
         assert_eq!(String::from_utf8(out).unwrap(), expected, "{input:?}");
     }
 }
+
+// no_panic, crash-867021b4da6f25d877c55f8d528081f99d5463f7, and
+// conservation, crash-0224aa6bdf4e56cd4f71fc8e094788abaef4f4cf (2026-11-22,
+// after the fixes above): in a `plain` log with `--field both`, a line gives
+// one slot (`plain` has no referer), but a line longer than `max_line` gives
+// two (`Worker::line`'s and `lost_line`'s too-long slots count the field, not
+// the format). So `--pipe` tsv/jsonl writes one row for most lines and two
+// for a too-long one, and plain `--pipe` writes `\t` after it only. Input:
+// `uu/537.;/p.hp\x82{{{:/?02` as a `plain` log, `max_line` 16, jsonl.
+#[test]
+
+fn plain_log_with_field_both_gives_as_many_rows_for_a_too_long_line() {
+    for output in [OutputFormat::Tsv, OutputFormat::Jsonl, OutputFormat::Plain] {
+        let opts = Options {
+            format: Some(LogFormat::Plain),
+            field: Field::Both,
+            mode: Mode::Pipe,
+            output,
+            max_line: 16,
+            ..Options::default()
+        };
+        let normal = piece(opts.clone(), LogFormat::Plain, b"http://a/");
+        let long = piece(opts, LogFormat::Plain, b"uu/537.;/p.hp\x82{{{:/?02");
+        let rows = |o: &PieceOut| o.out.iter().filter(|&&b| b == b'\n').count();
+        let tabs = |o: &PieceOut| o.out.iter().filter(|&&b| b == b'\t').count();
+        assert_eq!(rows(&normal), rows(&long), "{output:?}");
+        if output == OutputFormat::Plain {
+            assert_eq!(tabs(&normal), tabs(&long), "{output:?}");
+        }
+    }
+}

@@ -1191,21 +1191,8 @@ fn ada_host(host: &str) -> Option<String> {
 /// host `c` or `ac`: evidence of different Unicode data (a mapping, a status).
 fn unicode_data_differs(case: &Case) -> bool {
     let input = [&case.input[..], case.base_bytes().unwrap_or_default()].concat();
-    let mut decoded = Vec::with_capacity(input.len());
-    let mut i = 0;
-    while i < input.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (input[i], input.get(i + 1), input.get(i + 2)) {
-            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
-                decoded.push((hex(h).unwrap() * 16 + hex(l).unwrap()) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                decoded.push(b);
-                i += 1;
-            }
-        }
-    }
+    let mut decoded = Vec::new();
+    canonurl::url::host::percent_decode_into(&mut decoded, &input);
     String::from_utf8_lossy(&decoded)
         .chars()
         .filter(|c| !c.is_ascii())

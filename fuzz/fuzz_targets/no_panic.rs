@@ -1,7 +1,37 @@
-//! Arbitrary bytes through both profiles, with and without a base, through
-//! both entry points: no panic, nothing appended on error, consistent parts.
+//! Arbitrary bytes through everything that reads untrusted input; no panic.
+//!
+//! `data[0]` chooses the canonicalizer configuration (as before), `data[1..]`
+//! is its input:
+//! - the canonicalizer, both profiles, with and without a base (one of four),
+//!   through `canonicalize_into` and `canonicalize_target`: nothing appended
+//!   on error, on success `Parts` consistent and `unchanged` exactly when the
+//!   output is the input.
+//!
+//! `data[0]` and `data[1]` together choose a pipeline configuration, and
+//! `data[2..]` is a log chunk:
+//! - every line through every extractor (both CLF variants, W3C and
+//!   CloudFront, ALB, HAProxy, JSON with each preset's paths, a fixed custom
+//!   layout and, for some inputs, paths taken from the chunk's first line),
+//!   for each `Field`: no panic, error offsets inside the line;
+//! - `log::detect::detect` and `JsonExtractor::detect_preset` on the chunk;
+//! - the chunk as one piece through `Worker::piece` (any format, field,
+//!   output format, mode, profile, base, `--key`, line limit): no panic, every
+//!   line counted once, and the output has the number of lines the mode
+//!   promises; then `Worker::lost_line`.
 #![no_main]
 
+use std::sync::Arc;
+
+use canonurl::log::alb::AlbExtractor;
+use canonurl::log::clf::ClfExtractor;
+use canonurl::log::detect::detect;
+use canonurl::log::haproxy::HaproxyExtractor;
+use canonurl::log::json::{JsonExtractor, JsonPaths, JsonPreset};
+use canonurl::log::w3c::W3cExtractor;
+use canonurl::log::{Extracted, Field, Line, LineError, LogFormat};
+use canonurl::pipeline::stats::Why;
+use canonurl::pipeline::worker::{PieceOut, Worker};
+use canonurl::pipeline::{FileCtx, Mode, Options, OutputFormat};
 use canonurl::{Base, Canonicalizer, Profile};
 use libfuzzer_sys::fuzz_target;
 
@@ -12,10 +42,59 @@ const BASES: [&[u8]; 4] = [
     b"non-spec:/..//p",
 ];
 
-fuzz_target!(|data: &[u8]| {
-    let Some((&selector, input)) = data.split_first() else {
-        return;
-    };
+/// `--base` values for the pipeline (origin-form targets without a host).
+const LOG_BASES: [&[u8]; 2] = [b"http://example.org/dir/", b"https://h.example:8443/"];
+
+const FIELDS: [Field; 3] = [Field::Request, Field::Referer, Field::Both];
+
+/// A custom layout whose paths overlap and nest (a key that is both a value
+/// and an object, alternatives shared between slots, empty alternatives).
+fn custom_paths() -> JsonPaths {
+    let p = |s: &str| Some(s.to_owned());
+    JsonPaths {
+        target: p("a.b|uri||req.u"),
+        request_line: p("a|request"),
+        host: p("a.b.c|h|req.h"),
+        scheme: p("a.b|s"),
+        referer: p("r|a|req.headers.Referer"),
+        method: p(" m | req.m "),
+    }
+}
+
+/// JSON paths from a line: up to six tab-separated strings (as `--json-*`
+/// options would give them).
+fn paths_from(line: &[u8]) -> JsonPaths {
+    let text = String::from_utf8_lossy(line);
+    let mut it = text.split('\t').map(|s| Some(s.to_owned()));
+    JsonPaths {
+        target: it.next().flatten(),
+        request_line: it.next().flatten(),
+        host: it.next().flatten(),
+        scheme: it.next().flatten(),
+        referer: it.next().flatten(),
+        method: it.next().flatten(),
+    }
+}
+
+fn lines(chunk: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let chunk = chunk.strip_suffix(b"\n").unwrap_or(chunk);
+    chunk
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(move |_| !chunk.is_empty())
+}
+
+fn check_line(result: Line, line: &[u8], what: &str) {
+    if let Line::Error(e, at) = result {
+        assert!(
+            at <= line.len(),
+            "{what}: {e:?} at {at} beyond the line ({} bytes)",
+            line.len()
+        );
+    }
+}
+
+fn canonicalizer(selector: u8, input: &[u8]) {
     let profile = if selector & 1 == 0 {
         Profile::Whatwg
     } else {
@@ -43,4 +122,174 @@ fuzz_target!(|data: &[u8]| {
             assert!(e.offset <= input.len().max(canonurl::DEFAULT_MAX_INPUT_LEN));
         }
     }
+}
+
+/// Every line through every extractor, for every field.
+fn extractors(chunk: &[u8], derived: Option<JsonPaths>) {
+    let mut out = Extracted::default();
+    let mut json: Vec<(String, JsonPaths)> = JsonPreset::ALL
+        .iter()
+        .map(|p| (format!("json {p}"), p.paths()))
+        .collect();
+    json.push(("json custom".into(), custom_paths()));
+    if let Some(p) = derived {
+        json.push(("json derived".into(), p));
+    }
+    for field in FIELDS {
+        for vhost in [false, true] {
+            let mut x = ClfExtractor::new(vhost);
+            for line in lines(chunk) {
+                check_line(x.extract(line, field, &mut out), line, "clf");
+            }
+        }
+        for cloudfront in [false, true] {
+            // W3C keeps the `#Fields:` layout from line to line.
+            let mut x = W3cExtractor::new(cloudfront);
+            for line in lines(chunk) {
+                check_line(x.extract(line, field, &mut out), line, "w3c");
+                let _ = W3cExtractor::is_fields_line(line);
+            }
+        }
+        let mut alb = AlbExtractor;
+        let mut haproxy = HaproxyExtractor;
+        for line in lines(chunk) {
+            check_line(alb.extract(line, field, &mut out), line, "alb");
+            check_line(haproxy.extract(line, field, &mut out), line, "haproxy");
+        }
+        for (what, paths) in &json {
+            let mut x = JsonExtractor::new(paths.clone());
+            for line in lines(chunk) {
+                check_line(x.extract(line, field, &mut out), line, what);
+            }
+        }
+    }
+    let _ = detect(chunk);
+    let _ = JsonExtractor::detect_preset(chunk.split(|&b| b == b'\n').take(200));
+}
+
+/// The number of lines of a piece as the worker counts them: a last line
+/// without a line end counts; an empty piece has none.
+fn count_lines(chunk: &[u8]) -> u64 {
+    let n = chunk.iter().filter(|&&b| b == b'\n').count() as u64;
+    n + u64::from(chunk.last().is_some_and(|&b| b != b'\n'))
+}
+
+fn worker(cfg: u32, chunk: &[u8], derived: Option<JsonPaths>) {
+    let mut c = cfg;
+    let mut pick = |n: u32| {
+        let v = c % n;
+        c /= n;
+        v as usize
+    };
+    // 9 formats, JSON three more times (preset paths, custom, derived).
+    let (format, json_paths) = match pick(13) {
+        i @ 0..=8 => {
+            let f = LogFormat::ALL[i];
+            (f, (f == LogFormat::Json).then(|| JsonPreset::Nginx.paths()))
+        }
+        9 => (LogFormat::Json, Some(JsonPreset::Caddy.paths())),
+        10 => (LogFormat::Json, Some(JsonPreset::Traefik.paths())),
+        11 => (LogFormat::Json, Some(custom_paths())),
+        _ => (LogFormat::Json, Some(derived.unwrap_or_else(custom_paths))),
+    };
+    let field = FIELDS[pick(3)];
+    let output = [OutputFormat::Plain, OutputFormat::Tsv, OutputFormat::Jsonl][pick(3)];
+    let mode = [Mode::Pipe, Mode::Records, Mode::Unique, Mode::Count][pick(4)];
+    let base = match pick(3) {
+        0 => None,
+        i => Some(Base::parse(LOG_BASES[i - 1]).expect("valid base")),
+    };
+    let profile = [Profile::Rfc3986, Profile::Whatwg][pick(2)];
+    let key = pick(2) == 1;
+    let max_line = [canonurl::pipeline::DEFAULT_MAX_LINE, 16][pick(2)];
+    let with_header = pick(2) == 1;
+    let opts = Options {
+        format: Some(format),
+        json_paths: json_paths.clone(),
+        field,
+        profile,
+        base,
+        output,
+        mode,
+        key,
+        threads: 1,
+        max_line,
+        rejects: true,
+        max_diagnostics: 3,
+        ..Options::default()
+    };
+    let ctx = FileCtx {
+        id: 0,
+        name: Arc::from("fuzz"),
+        format,
+        json_paths,
+    };
+    let mut w = Worker::new(Arc::new(opts));
+    let mut out = PieceOut::default();
+    // The `#Fields:` line in effect (the chunker passes the last one seen):
+    // here the chunk's first line, whatever it is.
+    let header = with_header.then(|| lines(chunk).next().unwrap_or_default());
+    w.piece(&ctx, chunk, 1, header, &mut out);
+
+    let n_lines = count_lines(chunk);
+    let s = &out.stats;
+    assert_eq!(s.lines, n_lines, "every line counted");
+    assert_eq!(s.lines, s.emitted + s.skipped_total() + s.rejected_total());
+    assert!(s.urls >= s.emitted && s.urls <= 2 * s.emitted);
+    assert_eq!(s.bytes, chunk.len() as u64);
+    let newlines = out.out.iter().filter(|&&b| b == b'\n').count() as u64;
+    // `plain` logs have no referer: one slot whatever the field.
+    let slots = if field == Field::Both && format != LogFormat::Plain {
+        2
+    } else {
+        1
+    };
+    match (mode, output) {
+        (Mode::Pipe, OutputFormat::Plain) => assert_eq!(newlines, n_lines, "pipe: a line per line"),
+        (Mode::Pipe, _) => assert_eq!(newlines, n_lines * slots, "pipe: a row per field"),
+        (Mode::Records, OutputFormat::Plain) => assert_eq!(newlines, s.urls, "a line per URL"),
+        (Mode::Unique | Mode::Count, _) => {
+            assert_eq!(newlines, s.urls);
+            assert_eq!(out.keys.len() as u64, s.urls);
+        }
+        _ => {}
+    }
+    if !out.out.is_empty() {
+        assert_eq!(out.out.last(), Some(&b'\n'));
+    }
+    let rejects = out.rejects.iter().filter(|&&b| b == b'\n').count() as u64;
+    // A rejected line's text may itself contain `\r` but never `\n`.
+    assert_eq!(rejects, s.rejected_total(), "a --rejects line per reject");
+
+    // A line too long to read whole, and a fragment, as the chunker reports them.
+    let mut lost = PieceOut::default();
+    let head = &chunk[..chunk.len().min(64)];
+    w.lost_line(
+        &ctx,
+        7,
+        head,
+        Why::Line(LineError::LineTooLong),
+        max_line,
+        &mut lost,
+    );
+    w.lost_line(&ctx, 8, head, Why::TruncatedInput, head.len(), &mut lost);
+    assert_eq!(lost.stats.lines, 2);
+    assert_eq!(lost.stats.rejected_total(), 2);
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&selector, input)) = data.split_first() else {
+        return;
+    };
+    canonicalizer(selector, input);
+
+    let Some((&selector2, chunk)) = input.split_first() else {
+        return;
+    };
+    let cfg = u32::from(selector) | u32::from(selector2) << 8;
+    // Paths from the first line, for configurations that ask for them.
+    let derived =
+        (selector2 & 0x80 != 0).then(|| paths_from(lines(chunk).next().unwrap_or_default()));
+    extractors(chunk, derived.clone());
+    worker(cfg, chunk, derived);
 });

@@ -195,7 +195,13 @@ impl Worker {
             head
         };
         let slots = [Slot::Reject(why, at), Slot::Reject(why, at)];
-        let n = if self.opts.field == Field::Both { 2 } else { 1 };
+        // A plain line is one URL whatever `--field` says: one slot, as for
+        // the plain lines that are read whole.
+        let n = if self.opts.field == Field::Both && ctx.format != LogFormat::Plain {
+            2
+        } else {
+            1
+        };
         self.finish(ctx, head, line_no, &slots[..n], out);
     }
 

@@ -232,7 +232,7 @@ fn is_escape(input: &[u8], i: usize) -> bool {
 /// [Percent-decodes](https://url.spec.whatwg.org/#percent-decode) `input`
 /// into `scratch` (cleared first): `%` and two hex digits become that byte,
 /// any other `%` stays.
-fn percent_decode_into(scratch: &mut Vec<u8>, input: &[u8]) {
+pub fn percent_decode_into(scratch: &mut Vec<u8>, input: &[u8]) {
     scratch.clear();
     let mut run = 0;
     let mut i = 0;
