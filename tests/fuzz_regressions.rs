@@ -319,3 +319,30 @@ fn plain_log_with_field_both_gives_as_many_rows_for_a_too_long_line() {
         }
     }
 }
+
+// whatwg_differential, CI smoke run, crash-3756e9bbf3aedb19329d6eebf256a652277fc060
+// (2026-11-22): `http://%ef%b3%90.com;\0`. The host percent-decodes to
+// U+FCD0 `.com;` NUL; ToASCII keeps the NUL, and a NUL is a forbidden domain
+// code point, so the URL Standard (and the `url` crate) reject it; ada-url
+// 4 accepts it as `http://xn--tgb9b.com;/`. Not a canonurl bug: the target's
+// filter now counts percent-decoded non-ASCII as non-ASCII, like raw input.
+#[test]
+fn percent_encoded_non_ascii_host_with_nul_is_rejected_like_the_url_crate() {
+    let input = "http://%ef%b3%90.com;\0";
+    let mut c = canonurl::Canonicalizer::new(canonurl::Profile::Whatwg);
+    let mut out = Vec::new();
+    let ours = c.canonicalize_into(input.as_bytes(), &mut out);
+    assert!(ours.is_err(), "{:?}", String::from_utf8_lossy(&out));
+    assert!(url::Url::parse(input).is_err());
+    // Without the NUL, and with the label alone, canonurl still agrees with
+    // the `url` crate (the same `idna` crate decides).
+    for input in ["http://%ef%b3%90.com;", "http://%ef%b3%90.com/"] {
+        out.clear();
+        let ours = c
+            .canonicalize_into(input.as_bytes(), &mut out)
+            .ok()
+            .map(|_| String::from_utf8(out.clone()).unwrap());
+        let theirs = url::Url::parse(input).ok().map(|u| u.to_string());
+        assert_eq!(ours, theirs, "{input}");
+    }
+}
