@@ -4,56 +4,7 @@
 //! line: a W3C extractor's column table, the statistics map's first entry.)
 
 mod common;
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// Wraps the system allocator and counts allocations made by threads that
-/// switched counting on (so the test harness's own threads do not count).
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note_allocation() {
-    if COUNTING.with(Cell::get) {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: every method forwards to `System` with the same arguments, which
-// upholds the `GlobalAlloc` contract; counting touches no allocator state.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        // SAFETY: the caller's guarantees for `layout` are passed on unchanged.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        // SAFETY: as for `alloc`.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_allocation();
-        // SAFETY: `ptr` and `layout` come from this allocator, i.e. from `System`.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` and `layout` come from this allocator, i.e. from `System`.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+mod counting;
 
 use std::sync::Arc;
 
@@ -88,12 +39,9 @@ fn allocations_for_second_pass(
     let lines = out.stats.lines;
     out.out.clear();
     out.stats = Default::default();
-    ALLOCATIONS.store(0, Ordering::Relaxed);
-    COUNTING.with(|c| c.set(true));
-    worker.piece(&ctx, data, 1, None, &mut out);
-    COUNTING.with(|c| c.set(false));
+    let allocs = counting::count_allocations(|| worker.piece(&ctx, data, 1, None, &mut out));
     assert_eq!(out.stats.lines, lines);
-    (ALLOCATIONS.load(Ordering::Relaxed), lines)
+    (allocs, lines)
 }
 
 #[test]
