@@ -5,29 +5,13 @@
 //! serializer); the `rfc3986` profile adds RFC 3986 §6.2.2 escape
 //! normalization (hex upper-cased, escaped unreserved characters decoded).
 
-use std::io::{Read, Write};
+mod common;
+
+use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-/// Runs the binary with `args`, feeding `stdin`.
-fn canonurl(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_canonurl"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn canonurl");
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    // The command may exit without reading (usage errors): ignore write errors.
-    let feeder = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("wait for canonurl");
-    feeder.join().unwrap();
-    output
-}
+use common::run_canonurl as canonurl;
 
 /// A scratch file for this test, written with `contents`.
 fn scratch_file(name: &str, contents: &[u8]) -> PathBuf {

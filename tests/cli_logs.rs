@@ -6,31 +6,16 @@
 //! RFC 3986 §6.2.2 (the default `rfc3986` profile); fingerprints are checked
 //! against an XXH64 written here and proved on published test vectors.
 
+mod common;
+
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
-/// Runs the binary with `args`, feeding `stdin`.
-fn canonurl(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_canonurl"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn canonurl");
-    let mut pipe = child.stdin.take().expect("stdin");
-    let input = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("wait for canonurl");
-    feeder.join().expect("feeder");
-    output
-}
+use common::run_canonurl as canonurl;
 
 /// A fresh scratch path under `CARGO_TARGET_TMPDIR`.
 fn scratch(name: &str) -> PathBuf {

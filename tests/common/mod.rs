@@ -374,3 +374,27 @@ pub fn one_line(s: &str, max: usize) -> String {
     }
     out
 }
+
+/// Runs the `canonurl` binary of this build with `args`, `stdin` fed from a
+/// thread (so a large input cannot block against a full stdout pipe), and
+/// returns its exit status, stdout and stderr.
+pub fn run_canonurl(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_canonurl"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn canonurl");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    let input = stdin.to_vec();
+    // The command may exit without reading (usage errors): ignore write errors.
+    let feeder = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("wait for canonurl");
+    feeder.join().expect("feeder thread");
+    output
+}
