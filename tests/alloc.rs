@@ -5,6 +5,9 @@
 mod common;
 mod counting;
 
+use std::sync::Arc;
+
+use canonurl::canon::rules::{file, Edit, Rule};
 use canonurl::{Canonicalizer, Profile};
 use common::{read_lines, shared_data_or_skip};
 use counting::count_allocations;
@@ -20,6 +23,19 @@ fn may_need_idna(line: &[u8]) -> bool {
             .windows(2)
             .any(|w| w[0] == b'%' && matches!(w[1], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
 }
+
+/// Rules that fire often on kasztp.txt: a regex rewrite with groups, a
+/// literal one, state and default parameters, for every host and per host.
+const RULES_FILE: &str = r#"
+state-params = ["ref"]
+defaults = { page = "1" }
+rewrite = [{ regex = '/(\d+)/', replace = '/n$1/' }, { literal = "/en/", replace = "/" }]
+
+[[host]]
+match = ["*.com", "*.org"]
+keep-position = ["id", "q"]
+rewrite = [{ regex = '(?i)\.html?$', replace = '' }]
+"#;
 
 #[test]
 fn no_allocation_per_url_once_warm() {
@@ -41,29 +57,65 @@ fn no_allocation_per_url_once_warm() {
     );
     assert!(lines.len() > 1000, "too few lines left: {}", lines.len());
 
-    for profile in [Profile::Whatwg, Profile::Rfc3986] {
-        let mut c = Canonicalizer::new(profile);
+    // Every profile, and `aggressive` with every opt-in rule, host sections
+    // and regex rewrites that fire on many URLs (each fired rewrite parses
+    // the URL again).
+    let rules = file::build(
+        Profile::Aggressive.rule_mask(),
+        Some(RULES_FILE),
+        &Edit::parse_list("+lowercase-path,+https-as-http,sort-query=key-value").unwrap(),
+    )
+    .unwrap();
+    let mut canonicalizers: Vec<(String, Canonicalizer)> = Profile::ALL
+        .iter()
+        .map(|p| (p.name().to_string(), Canonicalizer::new(*p)))
+        .collect();
+    canonicalizers.push((
+        "aggressive+rules file".into(),
+        Canonicalizer::new(Profile::Aggressive).with_rules(Arc::new(rules)),
+    ));
+    for (name, mut c) in canonicalizers {
         let mut out = Vec::new();
         let mut accepted = 0usize;
-        let mut pass = |accepted: &mut usize| {
+        // URLs on which some rule fired, and on which a rewrite fired.
+        let mut fired = [0usize; 2];
+        let mut pass = |accepted: &mut usize, fired: &mut [usize; 2]| {
             for line in &lines {
                 out.clear();
-                *accepted += usize::from(c.canonicalize_into(line, &mut out).is_ok());
+                if let Ok(r) = c.canonicalize_into(line, &mut out) {
+                    *accepted += 1;
+                    fired[0] += usize::from(!r.fired.is_empty());
+                    fired[1] += usize::from(r.fired.has(Rule::Rewrite));
+                }
             }
         };
-        pass(&mut accepted); // warm-up: buffers grow to the largest URL
+        pass(&mut accepted, &mut fired); // warm-up: buffers grow to the largest URL
         let warm_accepted = accepted;
         accepted = 0;
-        let allocations = count_allocations(|| pass(&mut accepted));
+        fired = [0; 2];
+        let allocations = count_allocations(|| pass(&mut accepted, &mut fired));
         println!(
-            "alloc ({}): {allocations} allocation(s) in the second pass over {} lines ({accepted} accepted)",
-            profile.name(),
-            lines.len()
+            "alloc ({name}): {allocations} allocation(s) in the second pass over {} lines ({accepted} accepted, rules fired on {}, rewrites on {})",
+            lines.len(), fired[0], fired[1]
         );
+        if name.starts_with("aggressive") || name == "safe" {
+            assert!(
+                fired[0] > 100,
+                "{name}: rules fired on only {} URLs",
+                fired[0]
+            );
+        }
+        if name.contains("rules file") {
+            assert!(
+                fired[1] > 1000,
+                "{name}: rewrites fired on only {} URLs",
+                fired[1]
+            );
+        }
         assert_eq!(accepted, warm_accepted, "the two passes disagree");
         // Without accepted URLs the check would be vacuous.
         assert!(accepted * 2 > lines.len(), "only {accepted} lines accepted");
-        assert_eq!(allocations, 0, "{} allocated once warm", profile.name());
+        assert_eq!(allocations, 0, "{name} allocated once warm");
     }
 }
 

@@ -2,13 +2,18 @@
 //! bytes of one URL into its canonical bytes.
 
 use std::str::FromStr;
+use std::sync::Arc;
 
 use crate::url::fast;
 use crate::url::parser::{self, Mode};
-use crate::url::parts::Parts;
+use crate::url::parts::{Parts, ABSENT};
 use crate::url::reject::{Reason, Reject};
 
 pub mod rfc3986;
+pub mod rules;
+pub mod surt;
+
+use rules::{RuleMask, RuleSet, Tier};
 
 /// How far canonicalization goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -20,6 +25,15 @@ pub enum Profile {
     /// (`ALPHA DIGIT - . _ ~`) decoded, in every component.
     #[default]
     Rfc3986,
+    /// `Rfc3986`, plus the dedup rules that are safe for server-side dedup
+    /// in practice (tier [`Tier::Safe`]): fragment, empty query parts,
+    /// tracking and session parameters, userinfo, a host's trailing dot,
+    /// and the rules file's default values and rewrites.
+    Safe,
+    /// `Safe`, plus the rules that are right for most sites and wrong for
+    /// some (tier [`Tier::Aggressive`]): `www`, index files, query sorting,
+    /// duplicate and trailing slashes, `+` as `%20`, IPv4-mapped hosts.
+    Aggressive,
 }
 
 impl Profile {
@@ -28,7 +42,31 @@ impl Profile {
         match self {
             Profile::Whatwg => "whatwg",
             Profile::Rfc3986 => "rfc3986",
+            Profile::Safe => "safe",
+            Profile::Aggressive => "aggressive",
         }
+    }
+
+    /// Every profile, from the most faithful to the most aggressive.
+    pub const ALL: [Profile; 4] = [
+        Profile::Whatwg,
+        Profile::Rfc3986,
+        Profile::Safe,
+        Profile::Aggressive,
+    ];
+
+    /// The dedup rules the profile runs by default.
+    pub fn rule_mask(self) -> RuleMask {
+        match self {
+            Profile::Whatwg | Profile::Rfc3986 => RuleMask::NONE,
+            Profile::Safe => RuleMask::up_to(Tier::Safe),
+            Profile::Aggressive => RuleMask::up_to(Tier::Aggressive),
+        }
+    }
+
+    /// Whether escapes are normalized (every profile but `whatwg`).
+    pub fn normalizes_escapes(self) -> bool {
+        self != Profile::Whatwg
     }
 }
 
@@ -38,8 +76,10 @@ impl FromStr for Profile {
         match s {
             "whatwg" => Ok(Profile::Whatwg),
             "rfc3986" => Ok(Profile::Rfc3986),
+            "safe" => Ok(Profile::Safe),
+            "aggressive" => Ok(Profile::Aggressive),
             _ => Err(format!(
-                "unknown profile '{s}' (expected whatwg or rfc3986)"
+                "unknown profile '{s}' (expected whatwg, rfc3986, safe or aggressive)"
             )),
         }
     }
@@ -52,6 +92,8 @@ pub struct Canonical {
     pub parts: Parts,
     /// The output is byte for byte the input: the caller may borrow the input instead.
     pub unchanged: bool,
+    /// The dedup rules that changed this URL (none for `whatwg` and `rfc3986`).
+    pub fired: RuleMask,
 }
 
 /// A base URL, parsed once (WHATWG) and reused to resolve many relative references.
@@ -107,17 +149,42 @@ pub struct Canonicalizer {
     max_input_len: usize,
     base: Option<Base>,
     scratch: parser::Scratch,
+    rules: Option<Arc<RuleSet>>,
+    rule_scratch: rules::apply::Scratch,
+    reparse: Vec<u8>,
 }
 
 impl Canonicalizer {
     /// A canonicalizer for `profile`, with no base URL.
     pub fn new(profile: Profile) -> Self {
+        let mask = profile.rule_mask();
         Canonicalizer {
             profile,
             max_input_len: DEFAULT_MAX_INPUT_LEN,
             base: None,
             scratch: parser::Scratch::default(),
+            rules: (!mask.is_empty()).then(|| Arc::new(RuleSet::new(mask, &[]))),
+            rule_scratch: rules::apply::Scratch::default(),
+            reparse: Vec::new(),
         }
+    }
+
+    /// Replaces the dedup rules (the profile's tier with default lists) by
+    /// `rules`, e.g. one built by [`rules::file::build`] from `--rule` and a
+    /// rules file. A set in which no rule is on for any host means none.
+    pub fn set_rules(&mut self, rules: Option<Arc<RuleSet>>) {
+        self.rules = rules.filter(|r| !r.any_enabled().is_empty());
+    }
+
+    /// Like [`set_rules`](Self::set_rules), by value.
+    pub fn with_rules(mut self, rules: Arc<RuleSet>) -> Self {
+        self.set_rules(Some(rules));
+        self
+    }
+
+    /// The dedup rules, if any run.
+    pub fn rules(&self) -> Option<&Arc<RuleSet>> {
+        self.rules.as_ref()
     }
 
     /// Sets the base URL that relative references resolve against.
@@ -201,7 +268,7 @@ impl Canonicalizer {
         }
         let start = out.len();
         let base = self.base.as_ref().map(|b| (b.href.as_slice(), &b.parts));
-        let rfc3986 = self.profile == Profile::Rfc3986;
+        let rfc3986 = self.profile.normalizes_escapes();
         // Most URLs in logs are canonical already: recognized in one pass and
         // copied whole. An absolute http(s) URL means the same with or
         // without a base, and in either mode.
@@ -211,26 +278,89 @@ impl Canonicalizer {
         } else {
             None
         };
-        if let Some(parts) = fast.or_else(|| fast::canonical_http(input, rfc3986, out)) {
-            debug_assert!(parts.is_consistent(&out[start..]));
-            return Ok(Canonical {
-                parts,
-                unchanged: true,
-            });
-        }
-        match parser::parse(input, base, mode, out, &mut self.scratch) {
-            Ok(mut parts) => {
-                if rfc3986 {
-                    rfc3986::normalize_escapes(out, start, &mut parts);
-                }
+        let canonical =
+            if let Some(parts) = fast.or_else(|| fast::canonical_http(input, rfc3986, out)) {
                 debug_assert!(parts.is_consistent(&out[start..]));
-                let unchanged = &out[start..] == input;
-                Ok(Canonical { parts, unchanged })
-            }
-            Err(reject) => {
-                out.truncate(start);
-                Err(reject)
+                Canonical {
+                    parts,
+                    unchanged: true,
+                    fired: RuleMask::NONE,
+                }
+            } else {
+                match parser::parse(input, base, mode, out, &mut self.scratch) {
+                    Ok(mut parts) => {
+                        if rfc3986 {
+                            rfc3986::normalize_escapes(out, start, &mut parts);
+                        }
+                        debug_assert!(parts.is_consistent(&out[start..]));
+                        let unchanged = &out[start..] == input;
+                        Canonical {
+                            parts,
+                            unchanged,
+                            fired: RuleMask::NONE,
+                        }
+                    }
+                    Err(reject) => {
+                        out.truncate(start);
+                        return Err(reject);
+                    }
+                }
+            };
+        match &self.rules {
+            Some(_) => self.run_rules(input, out, start, canonical),
+            None => Ok(canonical),
+        }
+    }
+
+    /// The dedup rules, after the URL is canonical.
+    fn run_rules(
+        &mut self,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        start: usize,
+        mut canonical: Canonical,
+    ) -> Result<Canonical, Reject> {
+        let Some(set) = &self.rules else {
+            return Ok(canonical);
+        };
+        let applied = rules::apply::apply(
+            set,
+            out,
+            start,
+            &mut canonical.parts,
+            &mut self.rule_scratch,
+        );
+        if applied.fired.is_empty() {
+            return Ok(canonical);
+        }
+        canonical.fired = applied.fired;
+        if applied.rewritten {
+            // A rewrite may have written anything: parse the result again
+            // (no base: it is absolute, or a path-only target).
+            let mode = if canonical.parts.scheme_end == ABSENT {
+                Mode::Target
+            } else {
+                Mode::Url
+            };
+            self.reparse.clear();
+            self.reparse.extend_from_slice(&out[start..]);
+            out.truncate(start);
+            match parser::parse(&self.reparse, None, mode, out, &mut self.scratch) {
+                Ok(mut parts) => {
+                    rfc3986::normalize_escapes(out, start, &mut parts);
+                    canonical.parts = parts;
+                }
+                Err(r) => {
+                    out.truncate(start);
+                    return Err(Reject {
+                        reason: Reason::InvalidRewrite,
+                        offset: r.offset,
+                    });
+                }
             }
         }
+        debug_assert!(canonical.parts.is_consistent(&out[start..]));
+        canonical.unchanged = &out[start..] == input;
+        Ok(canonical)
     }
 }

@@ -413,7 +413,7 @@ fn parse_ipv4(domain: &[u8]) -> Result<u32, usize> {
 }
 
 /// The [IPv4 serializer](https://url.spec.whatwg.org/#concept-ipv4-serializer).
-fn write_ipv4(out: &mut Vec<u8>, address: u32) {
+pub(crate) fn write_ipv4(out: &mut Vec<u8>, address: u32) {
     for (i, octet) in address.to_be_bytes().into_iter().enumerate() {
         if i > 0 {
             out.push(b'.');
@@ -431,7 +431,7 @@ fn write_ipv4(out: &mut Vec<u8>, address: u32) {
 /// The [IPv6 parser](https://url.spec.whatwg.org/#concept-ipv6-parser) on the
 /// bytes between the brackets. The error is the offset of the byte where it
 /// failed (possibly `s.len()`).
-fn parse_ipv6(s: &[u8]) -> Result<[u16; 8], usize> {
+pub(crate) fn parse_ipv6(s: &[u8]) -> Result<[u16; 8], usize> {
     let at = |i: usize| s.get(i).copied();
     let mut address = [0u16; 8];
     let mut piece = 0usize;

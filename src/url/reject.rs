@@ -39,6 +39,9 @@ pub enum Reason {
     IdnaFailure,
     /// The input is not a valid base URL (a relative reference, or rejected itself).
     InvalidBase,
+    /// A user rewrite rule turned the URL into something that is not a URL
+    /// (the offset is in the rewritten URL).
+    InvalidRewrite,
 }
 
 impl Reason {
@@ -59,6 +62,7 @@ impl Reason {
             Reason::InvalidUtf8Host => "invalid-utf8-host",
             Reason::IdnaFailure => "idna-failure",
             Reason::InvalidBase => "invalid-base",
+            Reason::InvalidRewrite => "invalid-rewrite",
         }
     }
 }
@@ -86,6 +90,7 @@ impl fmt::Display for Reason {
             Reason::InvalidUtf8Host => f.write_str("host is not valid UTF-8"),
             Reason::IdnaFailure => f.write_str("domain to ASCII (UTS #46) failed"),
             Reason::InvalidBase => f.write_str("invalid base URL"),
+            Reason::InvalidRewrite => f.write_str("a rewrite rule made the URL invalid"),
         }
     }
 }
