@@ -21,6 +21,8 @@ use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use canonurl::canon::rules::{self, Edit, Rule};
+use canonurl::canon::surt::SurtForm;
 use canonurl::input::Source;
 use canonurl::log::json::{JsonPaths, JsonPreset};
 use canonurl::log::{Field, LogFormat};
@@ -28,6 +30,7 @@ use canonurl::pipeline::stats::Summary;
 use canonurl::pipeline::{self, Mode, Options, OutputFormat, Sinks};
 use canonurl::{Base, Profile};
 use clap::{ArgGroup, Parser, ValueEnum};
+use std::sync::Arc;
 
 /// Exit status when `--strict` or `--max-reject-rate` fails the run.
 const EXIT_REJECTS: u8 = 1;
@@ -43,9 +46,46 @@ struct Cli {
     #[arg(short = 'f', long = "log-format", value_name = "FORMAT", default_value = "auto", value_parser = parse_log_format)]
     log_format: FormatChoice,
 
-    /// Canonicalization profile.
+    /// Canonicalization profile: `whatwg` (the URL Standard's href),
+    /// `rfc3986` (meaning-preserving), `safe` (plus dedup rules that are safe
+    /// in practice), `aggressive` (plus every default dedup rule).
     #[arg(long, value_name = "PROFILE", value_enum, default_value_t = ProfileArg::Rfc3986)]
     profile: ProfileArg,
+
+    /// Switch dedup rules on or off, on top of the profile's:
+    /// `+name,-name`, `trailing-slash=add|remove|keep`,
+    /// `sort-query=key|key-value|off`. May be repeated. `--list-rules`
+    /// lists the rules.
+    #[arg(long, value_name = "EDITS", action = clap::ArgAction::Append, allow_hyphen_values = true)]
+    rule: Vec<String>,
+
+    /// Rules file (TOML): rule edits, lists (tracking, session, state and
+    /// default-value parameters, index files) and rewrite rules, for every
+    /// host and per host (`example.com`, `*.example.com`).
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
+
+    /// List the dedup rules with their tier and effect, and exit.
+    #[arg(long)]
+    list_rules: bool,
+
+    /// Add a dedup key to each URL: the URL canonicalized with
+    /// `--key-profile` (and `--rule`, `--rules`), then its fingerprint.
+    #[arg(long)]
+    dedup_key: bool,
+
+    /// Profile of the dedup key (implies --dedup-key).
+    #[arg(long, value_name = "PROFILE", value_enum)]
+    key_profile: Option<ProfileArg>,
+
+    /// Add the dedup rules that changed each URL (`-` for none).
+    #[arg(long)]
+    explain: bool,
+
+    /// Write each URL in SURT form (`com,example)/path?query`, the
+    /// Wayback/CDX key); `--surt=classic` gives `http://(com,example,)/path`.
+    #[arg(long, value_name = "FORM", value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "cdx")]
+    surt: Option<SurtArg>,
 
     /// Scheme and host for request targets of records that do not say their
     /// host; with `-f plain`, the base URL of relative references. Without
@@ -191,6 +231,27 @@ fn parse_rate(s: &str) -> Result<f64, String> {
 enum ProfileArg {
     Whatwg,
     Rfc3986,
+    Safe,
+    Aggressive,
+}
+
+impl ProfileArg {
+    fn profile(self) -> Profile {
+        match self {
+            ProfileArg::Whatwg => Profile::Whatwg,
+            ProfileArg::Rfc3986 => Profile::Rfc3986,
+            ProfileArg::Safe => Profile::Safe,
+            ProfileArg::Aggressive => Profile::Aggressive,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SurtArg {
+    /// `com,example)/path?query`: no scheme, no trailing comma (Wayback CDX).
+    Cdx,
+    /// `http://(com,example,)/path?query`.
+    Classic,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -227,6 +288,10 @@ fn main() -> ExitCode {
 
 /// Runs the command; `Err` is a fatal error to report.
 fn run(cli: Cli) -> Result<u8, String> {
+    if cli.list_rules {
+        print!("{}", rules_table());
+        return Ok(0);
+    }
     let options = options(&cli)?;
     let sources = sources(&cli)?;
 
@@ -362,6 +427,39 @@ fn options(cli: &Cli) -> Result<Options, String> {
     if cli.max_line_len < 1024 {
         return Err("--max-line-len must be at least 1024".to_string());
     }
+    let profile = cli.profile.profile();
+    let text = match &cli.rules {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|e| format!("--rules {}: cannot read: {e}", path.display()))?,
+        ),
+        None => None,
+    };
+    let mut edits = Vec::new();
+    for r in &cli.rule {
+        edits.extend(Edit::parse_list(r).map_err(|e| format!("--rule {r:?}: {e}"))?);
+    }
+    let build = |p: Profile| {
+        rules::file::build(p.rule_mask(), text.as_deref(), &edits).map_err(|e| match &cli.rules {
+            Some(path) => format!("--rules {}: {e}", path.display()),
+            None => format!("--rule: {e}"),
+        })
+    };
+    let rules = build(profile)?;
+    let dedup = if cli.dedup_key || cli.key_profile.is_some() {
+        if matches!(mode, Mode::Unique | Mode::Count) {
+            return Err(
+                "--dedup-key adds a column to each record; with --unique/--count choose the grouping with --profile"
+                    .to_string(),
+            );
+        }
+        let p = cli
+            .key_profile
+            .map_or(Profile::Aggressive, ProfileArg::profile);
+        Some((p, Arc::new(build(p)?)))
+    } else {
+        None
+    };
     let json_paths = json_paths(cli);
     let threads = cli
         .threads
@@ -376,10 +474,15 @@ fn options(cli: &Cli) -> Result<Options, String> {
         },
         json_paths,
         field,
-        profile: match cli.profile {
-            ProfileArg::Whatwg => Profile::Whatwg,
-            ProfileArg::Rfc3986 => Profile::Rfc3986,
-        },
+        profile,
+        rules: Some(Arc::new(rules)),
+        dedup,
+        explain: cli.explain,
+        surt: cli.surt.map(|s| match s {
+            SurtArg::Cdx => SurtForm::Cdx,
+            SurtArg::Classic => SurtForm::Classic,
+        }),
+        rule_merges: cli.stats || cli.stats_json.is_some(),
         base,
         output,
         mode,
@@ -389,6 +492,26 @@ fn options(cli: &Cli) -> Result<Options, String> {
         rejects: cli.rejects.is_some(),
         ..Options::default()
     })
+}
+
+/// `--list-rules`: every rule, its tier and what it does; then which
+/// profile runs which tiers.
+fn rules_table() -> String {
+    let mut t = String::from("RULE                 TIER        EFFECT\n");
+    for r in Rule::ALL {
+        t.push_str(&format!(
+            "{:<20} {:<11} {}\n",
+            r.name(),
+            r.tier().name(),
+            r.effect()
+        ));
+    }
+    t.push_str(
+        "\nProfiles: whatwg and rfc3986 run no rule; safe runs the safe tier; aggressive runs\n\
+         the safe and aggressive tiers. Opt-in rules run only when switched on\n\
+         (--rule +name, or a rules file).\n",
+    );
+    t
 }
 
 /// JSON paths from `--json-preset` and the `--json-*` overrides.

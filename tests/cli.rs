@@ -259,7 +259,7 @@ fn unknown_log_format_is_a_usage_error() {
 
 #[test]
 fn unknown_profile_is_a_usage_error() {
-    let output = canonurl(&["--profile", "aggressive"], b"/a\n");
+    let output = canonurl(&["--profile", "lossy"], b"/a\n");
     assert_exit(&output, 2);
     assert!(output.stdout.is_empty());
 }

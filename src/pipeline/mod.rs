@@ -24,6 +24,8 @@ use std::time::Instant;
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 use hashbrown::HashTable;
 
+use crate::canon::rules::{Rule, RuleMask, RuleSet};
+use crate::canon::surt::SurtForm;
 use crate::input::{self, Chunker, Piece, Source};
 use crate::log::detect::detect;
 use crate::log::json::{JsonExtractor, JsonPaths, JsonPreset};
@@ -69,6 +71,19 @@ pub struct Options {
     pub field: Field,
     /// Canonicalization profile.
     pub profile: Profile,
+    /// The dedup rules (`--rule`, `--rules`); `None`: the profile's tier
+    /// with the default lists.
+    pub rules: Option<Arc<RuleSet>>,
+    /// `--dedup-key`: the key profile and its rules; each URL gets a dedup
+    /// key and its fingerprint beside it.
+    pub dedup: Option<(Profile, Arc<RuleSet>)>,
+    /// `--explain`: write the rules that changed each URL.
+    pub explain: bool,
+    /// `--surt`: write URLs in this SURT form.
+    pub surt: Option<SurtForm>,
+    /// With `--unique`/`--count`: count, per rule, the distinct URLs it merged
+    /// (one more canonicalization per URL, without the rules).
+    pub rule_merges: bool,
     /// Scheme and host for origin-form targets of records without a host;
     /// the base of relative references in `plain` input.
     pub base: Option<Base>,
@@ -97,6 +112,11 @@ impl Default for Options {
             json_paths: None,
             field: Field::Request,
             profile: Profile::Rfc3986,
+            rules: None,
+            dedup: None,
+            explain: false,
+            surt: None,
+            rule_merges: false,
             base: None,
             output: OutputFormat::Plain,
             mode: Mode::Records,
@@ -512,6 +532,27 @@ impl Distinct {
     }
 }
 
+/// Counts a merge: a URL whose form before the dedup rules (`pre`) is new,
+/// but whose canonical URL was seen already (`!new`), was merged into it by
+/// the rules that changed it.
+fn count_merge(
+    seen_pre: &mut HashTable<u64>,
+    merged: &mut [u64; Rule::ALL.len()],
+    new: bool,
+    pre: u64,
+    fired: RuleMask,
+) {
+    if seen_pre.find(pre, |&k| k == pre).is_some() {
+        return;
+    }
+    seen_pre.insert_unique(pre, pre, |&k| k);
+    if !new {
+        for r in fired.iter() {
+            merged[r as usize] += 1;
+        }
+    }
+}
+
 /// The writer, on the calling thread.
 #[allow(clippy::too_many_arguments)]
 fn write_all(
@@ -524,9 +565,17 @@ fn write_all(
     started: Instant,
 ) -> io::Result<Summary> {
     let mut summary = Summary::default();
+    let rules = opts
+        .rules
+        .as_ref()
+        .map_or(opts.profile.rule_mask(), |r| r.any_enabled());
+    summary.rules = (!rules.is_empty()).then_some(rules);
     let mut waiting: BTreeMap<u64, Done> = BTreeMap::new();
     let mut next = 0u64;
     let mut distinct = matches!(opts.mode, Mode::Unique | Mode::Count).then(Distinct::default);
+    // Fingerprints of the distinct URLs before the dedup rules, for merges.
+    let mut seen_pre: HashTable<u64> = HashTable::new();
+    let mut merged = [0u64; Rule::ALL.len()];
     let mut described = 0usize;
     loop {
         let msg = match done.try_recv() {
@@ -571,12 +620,16 @@ fn write_all(
                     match distinct.as_mut() {
                         Some(d) => {
                             let mut start = 0;
-                            for &k in &result.keys {
+                            for (i, &k) in result.keys.iter().enumerate() {
                                 let end = start
                                     + memchr::memchr(b'\n', &result.out[start..]).unwrap_or(0);
                                 let url = &result.out[start..end];
-                                if d.add(k, url) && opts.mode == Mode::Unique {
+                                let new = d.add(k, url);
+                                if new && opts.mode == Mode::Unique {
                                     write_distinct(opts, sinks.out, url, k, None)?;
+                                }
+                                if let Some(&(pre, fired)) = result.pre.get(i) {
+                                    count_merge(&mut seen_pre, &mut merged, new, pre, fired);
                                 }
                                 start = end + 1;
                             }
@@ -601,6 +654,7 @@ fn write_all(
                     }
                     result.out.clear();
                     result.keys.clear();
+                    result.pre.clear();
                     result.rejects.clear();
                     result.stats = Stats::default();
                     let _ = out_free.send(result);
@@ -621,6 +675,10 @@ fn write_all(
             "canonurl: {} more rejected lines not shown (--rejects FILE lists them all)",
             total_rejected - described as u64
         )?;
+    }
+    if opts.rule_merges && distinct.is_some() {
+        summary.stats.rules_merged = Some(merged);
+        summary.stats.distinct_before_rules = Some(seen_pre.len() as u64);
     }
     if let Some(d) = distinct {
         summary.distinct = Some(d.entries.len() as u64);

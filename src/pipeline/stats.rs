@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::canon::rules::{Rule, RuleMask};
 use crate::log::{LineError, LogFormat, Skip};
 use crate::Reason;
 
@@ -68,6 +69,16 @@ pub struct Stats {
     pub rejected: BTreeMap<&'static str, u64>,
     /// Decompressed input bytes.
     pub bytes: u64,
+    /// URLs that some dedup rule changed.
+    pub rules_urls: u64,
+    /// Per rule (indexed like [`Rule::ALL`]): URLs it changed.
+    pub rules_changed: [u64; Rule::ALL.len()],
+    /// Per rule, with `--unique`/`--count` and statistics: distinct URLs
+    /// (before the rules) that it merged into a URL seen before.
+    pub rules_merged: Option<[u64; Rule::ALL.len()]>,
+    /// With `rules_merged`: distinct URLs before the rules (compare with the
+    /// summary's `distinct`, after them).
+    pub distinct_before_rules: Option<u64>,
 }
 
 impl Stats {
@@ -88,6 +99,14 @@ impl Stats {
         self.lines += 1;
         self.emitted += 1;
         self.urls += urls;
+    }
+
+    /// Counts a URL that the rules in `fired` changed.
+    pub fn rule_fired(&mut self, fired: RuleMask) {
+        self.rules_urls += 1;
+        for r in fired.iter() {
+            self.rules_changed[r as usize] += 1;
+        }
     }
 
     /// Total of skipped lines.
@@ -112,6 +131,10 @@ impl Stats {
             *self.rejected.entry(k).or_insert(0) += v;
         }
         self.bytes += other.bytes;
+        self.rules_urls += other.rules_urls;
+        for (a, b) in self.rules_changed.iter_mut().zip(other.rules_changed) {
+            *a += b;
+        }
     }
 }
 
@@ -145,6 +168,8 @@ pub struct Summary {
     pub distinct: Option<u64>,
     /// Wall time in seconds.
     pub seconds: f64,
+    /// The dedup rules on for some host, when any: the statistics list each.
+    pub rules: Option<RuleMask>,
 }
 
 impl Summary {
@@ -194,6 +219,27 @@ impl Summary {
         }
         if let Some(d) = self.distinct {
             let _ = writeln!(t, "  distinct  {:>12}", d);
+        }
+        if let Some(on) = self.rules {
+            let _ = writeln!(t, "  rules     {:>12}   URLs changed", s.rules_urls);
+            if let Some(b) = s.distinct_before_rules {
+                let _ = writeln!(t, "    distinct before rules   {:>10}", b);
+            }
+            let merged = s.rules_merged.is_some();
+            let _ = writeln!(
+                t,
+                "    {:<28}{:>10}{}",
+                "rule",
+                "changed",
+                if merged { "    merged" } else { "" }
+            );
+            for r in on.iter() {
+                let _ = write!(t, "    {:<28}{:>10}", r.name(), s.rules_changed[r as usize]);
+                if let Some(m) = s.rules_merged {
+                    let _ = write!(t, "{:>10}", m[r as usize]);
+                }
+                t.push('\n');
+            }
         }
         let _ = writeln!(
             t,
@@ -252,6 +298,32 @@ impl Summary {
                 let _ = write!(j, "\"distinct\":{d},");
             }
             None => j.push_str("\"distinct\":null,"),
+        }
+        match self.rules {
+            Some(on) => {
+                let _ = write!(j, "\"rules\":{{\"urls_changed\":{},", s.rules_urls);
+                if let Some(b) = s.distinct_before_rules {
+                    let _ = write!(j, "\"distinct_before_rules\":{b},");
+                }
+                j.push_str("\"by_rule\":{");
+                for (i, r) in on.iter().enumerate() {
+                    if i > 0 {
+                        j.push(',');
+                    }
+                    let _ = write!(
+                        j,
+                        "\"{}\":{{\"changed\":{}",
+                        r.name(),
+                        s.rules_changed[r as usize]
+                    );
+                    if let Some(m) = s.rules_merged {
+                        let _ = write!(j, ",\"merged\":{}", m[r as usize]);
+                    }
+                    j.push('}');
+                }
+                j.push_str("}},");
+            }
+            None => j.push_str("\"rules\":null,"),
         }
         j.push_str("\"inputs\":[");
         for (i, f) in self.files.iter().enumerate() {

@@ -14,13 +14,15 @@ use xxhash_rust::xxh64::xxh64;
 
 use super::stats::{Stats, Why};
 use super::{FileCtx, Mode, Options, OutputFormat};
+use crate::canon::rules::RuleMask;
+use crate::canon::surt::surt;
 use crate::log::alb::AlbExtractor;
 use crate::log::clf::ClfExtractor;
 use crate::log::haproxy::HaproxyExtractor;
 use crate::log::json::JsonExtractor;
 use crate::log::w3c::W3cExtractor;
 use crate::log::{Extracted, Field, Line, LineError, LogFormat, Scheme, Skip};
-use crate::{Canonicalizer, Reject};
+use crate::{Canonical, Canonicalizer, Profile};
 
 /// Seed of the URL fingerprint: XXH64 with seed 42 is what Spark SQL's
 /// `xxhash64(col)` computes over a string's UTF-8 bytes.
@@ -83,8 +85,8 @@ fn unreachable_plain(out: &mut Extracted) -> Line {
 /// The result for one wanted field of a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Slot {
-    /// A URL, at this range of `Worker::urls`.
-    Url(usize, usize),
+    /// A URL, at this range of `Worker::urls`, and its index in `Worker::extras`.
+    Url(usize, usize, usize),
     Skip(Skip),
     Reject(Why, usize),
 }
@@ -102,6 +104,35 @@ pub struct PieceOut {
     pub diagnostics: Vec<(u64, String)>,
     /// Counts.
     pub stats: Stats,
+    /// For `--unique`/`--count` with rule statistics, per URL in `out`: the
+    /// fingerprint of the URL before the dedup rules, and the rules that fired.
+    pub pre: Vec<(u64, RuleMask)>,
+}
+
+/// What else is known of one URL of a line.
+#[derive(Clone, Copy, Debug, Default)]
+struct Extra {
+    /// The dedup rules that changed it.
+    fired: RuleMask,
+    /// Its dedup key, at this range of `Worker::dedup` (`None`: no key, the
+    /// key profile rejected the URL).
+    dedup: Option<(usize, usize)>,
+    /// Fingerprint of the URL before the dedup rules (rule statistics).
+    pre_key: u64,
+}
+
+/// Where the URL to canonicalize is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Src {
+    /// `Worker::input`, built from the record's parts; offsets past the
+    /// prefix map back into the target.
+    Built(usize),
+    /// The record's target, as it is.
+    Target,
+    /// The record's referer.
+    Referer,
+    /// The whole line (`plain`).
+    Line,
 }
 
 /// A worker's reusable state.
@@ -118,6 +149,16 @@ pub struct Worker {
     urls: Vec<u8>,
     /// The extractor for the file of the last piece, with that file's identity.
     extractor: Option<(usize, Extractor)>,
+    /// Per URL of the current line.
+    extras: Vec<Extra>,
+    /// `--dedup-key`: the key profile's canonicalizer, and the keys of the line.
+    key_canon: Option<Canonicalizer>,
+    dedup: Vec<u8>,
+    /// Rule statistics with `--unique`/`--count`: the URL before the rules.
+    pre_canon: Option<Canonicalizer>,
+    pre: Vec<u8>,
+    /// `--surt`: the SURT form is built here, then replaces the URL.
+    surt_buf: Vec<u8>,
 }
 
 impl Worker {
@@ -125,6 +166,30 @@ impl Worker {
     pub fn new(opts: Arc<Options>) -> Worker {
         let mut canon = Canonicalizer::new(opts.profile);
         canon.set_base(opts.base.clone());
+        if let Some(r) = &opts.rules {
+            canon.set_rules(Some(r.clone()));
+        }
+        let key_canon = opts.dedup.as_ref().map(|(p, r)| {
+            let mut c = Canonicalizer::new(*p);
+            c.set_base(opts.base.clone());
+            c.set_rules(Some(r.clone()));
+            c
+        });
+        let rules_on = canon.rules().is_some();
+        let pre_canon = (opts.rule_merges
+            && rules_on
+            && matches!(opts.mode, Mode::Unique | Mode::Count))
+        .then(|| {
+            let p = if opts.profile == Profile::Whatwg {
+                Profile::Whatwg
+            } else {
+                Profile::Rfc3986
+            };
+            let mut c = Canonicalizer::new(p);
+            c.set_base(opts.base.clone());
+            c.set_rules(None);
+            c
+        });
         let base_prefix = opts.base.as_ref().map(|b| {
             let end = b.parts().path_start as usize;
             b.as_bytes()[..end].to_vec()
@@ -137,6 +202,12 @@ impl Worker {
             input: Vec::new(),
             urls: Vec::new(),
             extractor: None,
+            extras: Vec::new(),
+            key_canon,
+            dedup: Vec::new(),
+            pre_canon,
+            pre: Vec::new(),
+            surt_buf: Vec::new(),
         }
     }
 
@@ -207,6 +278,8 @@ impl Worker {
 
     fn line(&mut self, ctx: &FileCtx, line: &[u8], line_no: u64, out: &mut PieceOut) {
         self.urls.clear();
+        self.extras.clear();
+        self.dedup.clear();
         if line.len() > self.opts.max_line {
             // The same as when the chunker finds it (`lost_line`): one slot
             // per wanted field, so the output does not depend on where the
@@ -222,11 +295,7 @@ impl Worker {
                 self.extracted.clear();
                 self.extracted.target.extend_from_slice(line);
                 self.extracted.has_target = true;
-                let start = self.urls.len();
-                match self.canon.canonicalize_target(line, &mut self.urls) {
-                    Ok(_) => Slot::Url(start, self.urls.len()),
-                    Err(r) => Slot::Reject(Why::Url(r.reason), r.offset),
-                }
+                self.canonicalize(Src::Line, true, out)
             };
             return self.finish(ctx, line, line_no, &[slot], out);
         }
@@ -256,16 +325,16 @@ impl Worker {
             }
             Line::Record => match field {
                 Field::Request => {
-                    slots = [self.request_url(), Slot::Skip(Skip::EmptyField)];
+                    slots = [self.request_url(out), Slot::Skip(Skip::EmptyField)];
                     1
                 }
                 Field::Referer => {
-                    slots = [self.referer_url(), Slot::Skip(Skip::EmptyField)];
+                    slots = [self.referer_url(out), Slot::Skip(Skip::EmptyField)];
                     1
                 }
                 Field::Both => {
-                    let a = self.request_url();
-                    slots = [a, self.referer_url()];
+                    let a = self.request_url(out);
+                    slots = [a, self.referer_url(out)];
                     2
                 }
             },
@@ -274,7 +343,7 @@ impl Worker {
     }
 
     /// The URL of the record's request target.
-    fn request_url(&mut self) -> Slot {
+    fn request_url(&mut self, out: &mut PieceOut) -> Slot {
         let ex = &self.extracted;
         if !ex.has_target {
             return Slot::Skip(Skip::NoRequest);
@@ -286,8 +355,7 @@ impl Worker {
         if ex.connect {
             return Slot::Skip(Skip::AuthorityForm);
         }
-        let start = self.urls.len();
-        let result = if target.first() == Some(&b'/') {
+        if target.first() == Some(&b'/') {
             // Origin-form: the path and query of a URL whose scheme and host
             // come from the record, or from --base.
             if !ex.host.is_empty() {
@@ -310,53 +378,93 @@ impl Worker {
                 }
                 let prefix = self.input.len();
                 self.input.extend_from_slice(target);
-                offset_in_target(
-                    self.canon.canonicalize_into(&self.input, &mut self.urls),
-                    prefix,
-                )
+                self.canonicalize(Src::Built(prefix), false, out)
             } else if let Some(base) = &self.base_prefix {
                 self.input.clear();
                 self.input.extend_from_slice(base);
                 let prefix = self.input.len();
                 self.input.extend_from_slice(target);
-                offset_in_target(
-                    self.canon.canonicalize_into(&self.input, &mut self.urls),
-                    prefix,
-                )
+                self.canonicalize(Src::Built(prefix), false, out)
             } else {
-                self.canon
-                    .canonicalize_target(target, &mut self.urls)
-                    .map(|_| ())
+                self.canonicalize(Src::Target, true, out)
             }
         } else if has_scheme(target) {
             if is_authority(target) {
                 return Slot::Skip(Skip::AuthorityForm);
             }
-            self.canon
-                .canonicalize_into(target, &mut self.urls)
-                .map(|_| ())
+            self.canonicalize(Src::Target, false, out)
         } else {
-            return Slot::Reject(Why::Line(LineError::BadTarget), 0);
-        };
-        match result {
-            Ok(()) => Slot::Url(start, self.urls.len()),
-            Err(r) => Slot::Reject(Why::Url(r.reason), r.offset),
+            Slot::Reject(Why::Line(LineError::BadTarget), 0)
         }
     }
 
     /// The URL of the record's referer.
-    fn referer_url(&mut self) -> Slot {
+    fn referer_url(&mut self, out: &mut PieceOut) -> Slot {
         if !self.extracted.has_referer {
             return Slot::Skip(Skip::EmptyField);
         }
+        self.canonicalize(Src::Referer, false, out)
+    }
+
+    /// Canonicalizes the URL at `src` into `urls` (`target`: as a request
+    /// target, path-only without a host), with everything else the options
+    /// ask for: the dedup key, the SURT form, rule statistics.
+    fn canonicalize(&mut self, src: Src, target: bool, out: &mut PieceOut) -> Slot {
+        let input: &[u8] = match src {
+            Src::Built(_) => &self.input,
+            Src::Target | Src::Line => &self.extracted.target,
+            Src::Referer => &self.extracted.referer,
+        };
+        let run = |c: &mut Canonicalizer, into: &mut Vec<u8>| {
+            if target {
+                c.canonicalize_target(input, into)
+            } else {
+                c.canonicalize_into(input, into)
+            }
+        };
         let start = self.urls.len();
-        match self
-            .canon
-            .canonicalize_into(&self.extracted.referer, &mut self.urls)
-        {
-            Ok(_) => Slot::Url(start, self.urls.len()),
-            Err(r) => Slot::Reject(Why::Url(r.reason), r.offset),
+        let canonical: Canonical = match run(&mut self.canon, &mut self.urls) {
+            Ok(c) => c,
+            Err(r) => {
+                let offset = match src {
+                    Src::Built(prefix) => r.offset.saturating_sub(prefix),
+                    _ => r.offset,
+                };
+                return Slot::Reject(Why::Url(r.reason), offset);
+            }
+        };
+        let mut extra = Extra {
+            fired: canonical.fired,
+            ..Extra::default()
+        };
+        if !canonical.fired.is_empty() {
+            out.stats.rule_fired(canonical.fired);
         }
+        if let Some(c) = self.key_canon.as_mut() {
+            let from = self.dedup.len();
+            if run(c, &mut self.dedup).is_ok() {
+                extra.dedup = Some((from, self.dedup.len()));
+            }
+        }
+        if let Some(c) = self.pre_canon.as_mut() {
+            self.pre.clear();
+            if run(c, &mut self.pre).is_ok() {
+                extra.pre_key = xxh64(&self.pre, KEY_SEED);
+            }
+        }
+        if let Some(form) = self.opts.surt {
+            self.surt_buf.clear();
+            surt(
+                &self.urls[start..],
+                &canonical.parts,
+                form,
+                &mut self.surt_buf,
+            );
+            self.urls.truncate(start);
+            self.urls.extend_from_slice(&self.surt_buf);
+        }
+        self.extras.push(extra);
+        Slot::Url(start, self.urls.len(), self.extras.len() - 1)
     }
 
     /// Counts the line and writes its output.
@@ -385,11 +493,15 @@ impl Worker {
         match opts.mode {
             Mode::Unique | Mode::Count => {
                 for s in slots {
-                    if let Slot::Url(a, b) = *s {
+                    if let Slot::Url(a, b, e) = *s {
                         let url = &self.urls[a..b];
                         out.out.extend_from_slice(url);
                         out.out.push(b'\n');
                         out.keys.push(xxh64(url, KEY_SEED));
+                        if self.pre_canon.is_some() {
+                            let x = self.extras[e];
+                            out.pre.push((x.pre_key, x.fired));
+                        }
                     }
                 }
             }
@@ -402,15 +514,15 @@ impl Worker {
                                 if i > 0 {
                                     out.out.push(b'\t');
                                 }
-                                if let Slot::Url(a, b) = *s {
-                                    self.plain_url(a, b, &mut out.out);
+                                if let Slot::Url(a, b, e) = *s {
+                                    self.plain_url(a, b, e, &mut out.out);
                                 }
                             }
                             out.out.push(b'\n');
                         } else {
                             for s in slots {
-                                if let Slot::Url(a, b) = *s {
-                                    self.plain_url(a, b, &mut out.out);
+                                if let Slot::Url(a, b, e) = *s {
+                                    self.plain_url(a, b, e, &mut out.out);
                                     out.out.push(b'\n');
                                 }
                             }
@@ -428,20 +540,29 @@ impl Worker {
                             } else {
                                 None
                             };
+                            let cols = Columns {
+                                which,
+                                dedup: self.key_canon.is_some(),
+                                explain: opts.explain,
+                            };
                             match *s {
-                                Slot::Url(a, b) => row(
-                                    opts.output,
-                                    line_no,
-                                    which,
-                                    Some(&self.urls[a..b]),
-                                    None,
-                                    original,
-                                    &mut out.out,
-                                ),
+                                Slot::Url(a, b, e) => {
+                                    let x = self.extras[e];
+                                    let dedup = x.dedup.map(|(s, e)| &self.dedup[s..e]);
+                                    row(
+                                        opts.output,
+                                        line_no,
+                                        cols,
+                                        Some((&self.urls[a..b], dedup, x.fired)),
+                                        None,
+                                        original,
+                                        &mut out.out,
+                                    )
+                                }
                                 Slot::Reject(w, _) => row(
                                     opts.output,
                                     line_no,
-                                    which,
+                                    cols,
                                     None,
                                     Some(w.name()),
                                     original,
@@ -450,7 +571,7 @@ impl Worker {
                                 Slot::Skip(k) if pipe => row(
                                     opts.output,
                                     line_no,
-                                    which,
+                                    cols,
                                     None,
                                     Some(k.name()),
                                     b"",
@@ -465,11 +586,27 @@ impl Worker {
         }
     }
 
-    fn plain_url(&self, a: usize, b: usize, out: &mut Vec<u8>) {
+    /// A plain output record: the URL, then `--key`'s fingerprint, then
+    /// `--dedup-key`'s key and its fingerprint, then `--explain`'s rules.
+    fn plain_url(&self, a: usize, b: usize, e: usize, out: &mut Vec<u8>) {
         let url = &self.urls[a..b];
         out.extend_from_slice(url);
         if self.opts.key {
             let _ = write!(out, "\t{}", key(url));
+        }
+        let x = self.extras[e];
+        if self.key_canon.is_some() {
+            out.push(b'\t');
+            if let Some((s, e)) = x.dedup {
+                let d = &self.dedup[s..e];
+                out.extend_from_slice(d);
+                let _ = write!(out, "\t{}", key(d));
+            } else {
+                out.push(b'\t');
+            }
+        }
+        if self.opts.explain {
+            let _ = write!(out, "\t{}", x.fired);
         }
     }
 
@@ -496,13 +633,28 @@ impl Worker {
     }
 }
 
+/// A URL of a row: the URL, its dedup key if any, the rules that fired.
+type RowUrl<'a> = (&'a [u8], Option<&'a [u8]>, RuleMask);
+
+/// Optional columns of a TSV or JSON Lines row.
+#[derive(Clone, Copy, Debug)]
+struct Columns<'a> {
+    /// `request` or `referer`, with `--field both`.
+    which: Option<&'a str>,
+    /// `--dedup-key`: the key and its fingerprint.
+    dedup: bool,
+    /// `--explain`: the rules that fired.
+    explain: bool,
+}
+
 /// Writes one TSV or JSON Lines row: line number, canonical URL, fingerprint,
-/// and the original target (or the reason, for a line without URL).
+/// and the original target (or the reason, for a line without URL); then
+/// the optional columns: field, dedup key and its fingerprint, rules.
 fn row(
     format: OutputFormat,
     line_no: u64,
-    which: Option<&str>,
-    url: Option<&[u8]>,
+    cols: Columns<'_>,
+    url: Option<RowUrl<'_>>,
     reason: Option<&str>,
     original: &[u8],
     out: &mut Vec<u8>,
@@ -510,7 +662,7 @@ fn row(
     match format {
         OutputFormat::Tsv => {
             let _ = write!(out, "{line_no}\t");
-            if let Some(u) = url {
+            if let Some((u, _, _)) = url {
                 out.extend_from_slice(u);
                 let _ = write!(out, "\t{}\t", key(u));
                 tsv_escape(original, out);
@@ -518,20 +670,57 @@ fn row(
                 out.extend_from_slice(b"\t\t");
                 out.extend_from_slice(reason.unwrap_or("").as_bytes());
             }
-            if let Some(w) = which {
+            if let Some(w) = cols.which {
                 let _ = write!(out, "\t{w}");
+            }
+            if cols.dedup {
+                out.push(b'\t');
+                if let Some((_, Some(d), _)) = url {
+                    out.extend_from_slice(d);
+                    let _ = write!(out, "\t{}", key(d));
+                } else {
+                    out.push(b'\t');
+                }
+            }
+            if cols.explain {
+                match url {
+                    Some((_, _, fired)) => {
+                        let _ = write!(out, "\t{fired}");
+                    }
+                    None => out.push(b'\t'),
+                }
             }
             out.push(b'\n');
         }
         OutputFormat::Jsonl | OutputFormat::Plain => {
             let _ = write!(out, "{{\"line\":{line_no}");
-            if let Some(w) = which {
+            if let Some(w) = cols.which {
                 let _ = write!(out, ",\"field\":\"{w}\"");
             }
-            if let Some(u) = url {
+            if let Some((u, dedup, fired)) = url {
                 out.extend_from_slice(b",\"url\":");
                 json_bytes(u, out);
                 let _ = write!(out, ",\"key\":{}", key(u));
+                if cols.dedup {
+                    match dedup {
+                        Some(d) => {
+                            out.extend_from_slice(b",\"dedup\":");
+                            json_bytes(d, out);
+                            let _ = write!(out, ",\"dedup_key\":{}", key(d));
+                        }
+                        None => out.extend_from_slice(b",\"dedup\":null,\"dedup_key\":null"),
+                    }
+                }
+                if cols.explain {
+                    out.extend_from_slice(b",\"rules\":[");
+                    for (i, r) in fired.iter().enumerate() {
+                        if i > 0 {
+                            out.push(b',');
+                        }
+                        let _ = write!(out, "\"{}\"", r.name());
+                    }
+                    out.push(b']');
+                }
             } else if let Some(r) = reason {
                 let _ = write!(out, ",\"reason\":\"{r}\"");
             }
@@ -565,14 +754,6 @@ pub fn json_bytes(bytes: &[u8], out: &mut Vec<u8>) {
     let mut s = String::new();
     super::stats::json_string(&mut s, bytes);
     out.extend_from_slice(s.as_bytes());
-}
-
-/// Maps a reject's offset in a built URL back into the target.
-fn offset_in_target<T>(r: Result<T, Reject>, prefix: usize) -> Result<(), Reject> {
-    r.map(|_| ()).map_err(|mut e| {
-        e.offset = e.offset.saturating_sub(prefix);
-        e
-    })
 }
 
 /// RFC 3986 `scheme ":"` at the start.
