@@ -54,6 +54,7 @@ const MAX_ACCEPT_DIFF: f64 = 0.001;
 const FUNCTIONS: &[&str] = &[
     "canonurl/whatwg",
     "canonurl/rfc3986",
+    "canonurl/aggressive",
     "ada",
     "url",
     "urlnorm",
@@ -86,6 +87,7 @@ fn count_url(urls: &[&str]) -> usize {
 fn check_accepted(set: &UrlSet, urls: &[&str]) {
     let whatwg = count_canonurl(urls, Profile::Whatwg);
     let rfc3986 = count_canonurl(urls, Profile::Rfc3986);
+    let aggressive = count_canonurl(urls, Profile::Aggressive);
     let ada = count_ada(urls);
     let rust_url = count_url(urls);
     eprintln!(
@@ -98,9 +100,9 @@ fn check_accepted(set: &UrlSet, urls: &[&str]) {
         set.total_bytes(),
         set.origin,
     );
-    assert_eq!(
-        whatwg, rfc3986,
-        "{}: both profiles must accept the same URLs",
+    assert!(
+        whatwg == rfc3986 && whatwg == aggressive,
+        "{}: the profiles must accept the same URLs",
         set.name
     );
     let diff = whatwg.abs_diff(ada) as f64;
@@ -122,7 +124,7 @@ fn bench_set(c: &mut Criterion, set: &UrlSet) {
         bytes: set.total_bytes(),
     });
 
-    for profile in [Profile::Whatwg, Profile::Rfc3986] {
+    for profile in [Profile::Whatwg, Profile::Rfc3986, Profile::Aggressive] {
         let mut canonicalizer = Canonicalizer::new(profile);
         let mut out = Vec::with_capacity(4096);
         group.bench_function(format!("canonurl/{}", profile.name()), |b| {
@@ -255,6 +257,19 @@ fn print_summary(sets: &[UrlSet], since: SystemTime) {
         return;
     }
     println!("\nmedian per URL (criterion), MB = 10^6 bytes of input URLs:\n");
+    for set in sets {
+        if let (Some(a), Some(w)) = (
+            median_ns(&set.name, "canonurl/aggressive", since),
+            median_ns(&set.name, "canonurl/whatwg", since),
+        ) {
+            println!(
+                "{}: aggressive takes {:.2}× whatwg's time per URL (goal: at most 1.5×)",
+                set.name,
+                a / w
+            );
+        }
+    }
+    println!();
     println!("| set | function | ns/URL | MB/s | ada time / this |");
     println!("|---|---|---:|---:|---:|");
     for row in rows {

@@ -91,6 +91,14 @@ fn canonurl_rfc3986(urls: Vec<String>) -> (usize, Vec<String>) {
 #[bench::kasztp(args = ("kasztp"), setup = load)]
 #[bench::node_files(args = ("node_files"), setup = load)]
 #[bench::log_targets(args = (LOG_SET), setup = load)]
+fn canonurl_aggressive(urls: Vec<String>) -> (usize, Vec<String>) {
+    canonurl(urls, Profile::Aggressive)
+}
+
+#[library_benchmark]
+#[bench::kasztp(args = ("kasztp"), setup = load)]
+#[bench::node_files(args = ("node_files"), setup = load)]
+#[bench::log_targets(args = (LOG_SET), setup = load)]
 fn ada(urls: Vec<String>) -> (usize, Vec<String>) {
     let mut total = 0;
     for url in &urls {
@@ -134,7 +142,14 @@ library_benchmark_group!(
     name = peers,
     // Within an input (same bench id), every function is compared with the others.
     compare_by_id = true,
-    benchmarks = [canonurl_whatwg, canonurl_rfc3986, ada, url, baseline_copy]
+    benchmarks = [
+        canonurl_whatwg,
+        canonurl_rfc3986,
+        canonurl_aggressive,
+        ada,
+        url,
+        baseline_copy
+    ]
 );
 
 main!(

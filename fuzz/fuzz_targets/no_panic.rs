@@ -32,6 +32,7 @@ use canonurl::log::{Extracted, Field, Line, LineError, LogFormat};
 use canonurl::pipeline::stats::Why;
 use canonurl::pipeline::worker::{PieceOut, Worker};
 use canonurl::pipeline::{FileCtx, Mode, Options, OutputFormat};
+use canonurl::canon::surt::SurtForm;
 use canonurl::{Base, Canonicalizer, Profile};
 use libfuzzer_sys::fuzz_target;
 
@@ -95,12 +96,13 @@ fn check_line(result: Line, line: &[u8], what: &str) {
 }
 
 fn canonicalizer(selector: u8, input: &[u8]) {
-    let profile = if selector & 1 == 0 {
-        Profile::Whatwg
-    } else {
-        Profile::Rfc3986
-    };
+    // Bits 0 and 7: the profile; with `aggressive`, every opt-in rule, a
+    // rules file with rewrites, and key-value sorting half of the time.
+    let profile = Profile::ALL[usize::from(selector & 1) | usize::from(selector >> 6 & 2)];
     let mut c = Canonicalizer::new(profile);
+    if profile == Profile::Aggressive && selector & 0x20 != 0 {
+        c.set_rules(Some(RULES.clone()));
+    }
     if selector & 2 != 0 {
         let base = Base::parse(BASES[(selector >> 2) as usize % BASES.len()]).expect("valid base");
         c = c.with_base(base);
@@ -123,6 +125,31 @@ fn canonicalizer(selector: u8, input: &[u8]) {
         }
     }
 }
+
+/// Every opt-in rule, per-host sections and rewrites that can make the URL
+/// invalid (`invalid-rewrite`).
+static RULES: std::sync::LazyLock<Arc<canonurl::canon::rules::RuleSet>> =
+    std::sync::LazyLock::new(|| {
+        let edits = canonurl::canon::rules::Edit::parse_list(
+            "+lowercase-path,+https-as-http,sort-query=key-value,trailing-slash=add",
+        )
+        .expect("valid edits");
+        let file = r#"
+state-params = ["back", "s*"]
+keep-position = ["page"]
+defaults = { sort = "asc" }
+rewrite = [{ regex = '/(\d+)', replace = '/n$1' }, { literal = "a", replace = "%zz[" }]
+
+[[host]]
+match = ["*.com", "example.org"]
+rules = ["-www"]
+rewrite = [{ regex = '(?i)x(.)', replace = ' $1#?' }]
+"#;
+        Arc::new(
+            canonurl::canon::rules::file::build(Profile::Aggressive.rule_mask(), Some(file), &edits)
+                .expect("valid rules file"),
+        )
+    });
 
 /// Every line through every extractor, for every field.
 fn extractors(chunk: &[u8], derived: Option<JsonPaths>) {
@@ -199,8 +226,14 @@ fn worker(cfg: u32, chunk: &[u8], derived: Option<JsonPaths>) {
         0 => None,
         i => Some(Base::parse(LOG_BASES[i - 1]).expect("valid base")),
     };
-    let profile = [Profile::Rfc3986, Profile::Whatwg][pick(2)];
+    let profile = Profile::ALL[pick(4)];
     let key = pick(2) == 1;
+    let rules = (pick(2) == 1).then(|| RULES.clone());
+    let dedup = (pick(2) == 1 && !matches!(mode, Mode::Unique | Mode::Count))
+        .then(|| (Profile::Aggressive, RULES.clone()));
+    let explain = pick(2) == 1;
+    let surt = [None, Some(SurtForm::Cdx), Some(SurtForm::Classic)][pick(3)];
+    let rule_merges = pick(2) == 1;
     let max_line = [canonurl::pipeline::DEFAULT_MAX_LINE, 16][pick(2)];
     let with_header = pick(2) == 1;
     let opts = Options {
@@ -216,6 +249,11 @@ fn worker(cfg: u32, chunk: &[u8], derived: Option<JsonPaths>) {
         max_line,
         rejects: true,
         max_diagnostics: 3,
+        rules,
+        dedup,
+        explain,
+        surt,
+        rule_merges,
         ..Options::default()
     };
     let ctx = FileCtx {

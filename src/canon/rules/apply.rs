@@ -13,12 +13,13 @@
 //! schemes (`mailto:`, `ftp:`, `data:`) mean something else by their parts:
 //! only `fragment` applies to them.
 
-use memchr::{memchr, memrchr};
+// Components are short (tens of bytes): plain loops over them beat a call
+// into memchr's dispatch, which costs more than the scan.
 use regex::bytes::CaptureLocations;
 use smallvec::SmallVec;
 
 use super::{Config, Rule, RuleMask, RuleSet, SortQuery, TrailingSlash};
-use crate::url::host::{parse_ipv6, write_ipv4};
+use crate::url::host::{ends_in_a_number, parse_ipv6, write_ipv4};
 use crate::url::parts::{Parts, ABSENT};
 
 /// One kept query parameter, as offsets into `Scratch::query`.
@@ -41,6 +42,10 @@ pub struct Scratch {
     movable: SmallVec<[Param; 32]>,
     tail: Vec<u8>,
     tail2: Vec<u8>,
+    /// The last host the `www` rule looked at, and how many bytes it
+    /// removed: log lines of one site repeat their host, and the Public
+    /// Suffix List lookup is the rule's cost.
+    www_cache: (Vec<u8>, usize),
     /// Capture slots, one per rewrite rule of the rule set.
     locs: Vec<Option<CaptureLocations>>,
 }
@@ -92,6 +97,7 @@ pub fn apply(
         movable,
         tail,
         tail2,
+        www_cache,
         locs,
     } = s;
     url.clear();
@@ -143,6 +149,7 @@ pub fn apply(
             &src[p.host_start as usize..p.host_end as usize],
             out,
             fired,
+            www_cache,
         );
         np.host_end = rel(out);
         if p.port != ABSENT {
@@ -211,7 +218,13 @@ pub fn apply(
 }
 
 /// Writes the host with the host rules applied.
-fn host(cfg: &Config, mut h: &[u8], out: &mut Vec<u8>, fired: &mut RuleMask) {
+fn host(
+    cfg: &Config,
+    mut h: &[u8],
+    out: &mut Vec<u8>,
+    fired: &mut RuleMask,
+    www_cache: &mut (Vec<u8>, usize),
+) {
     let on = cfg.enabled;
     if on.has(Rule::Ipv4Mapped) && h.len() > 2 && h[0] == b'[' {
         if let Ok(a) = parse_ipv6(&h[1..h.len() - 1]) {
@@ -226,15 +239,33 @@ fn host(cfg: &Config, mut h: &[u8], out: &mut Vec<u8>, fired: &mut RuleMask) {
             }
         }
     }
-    if on.has(Rule::HostTrailingDot) {
-        while h.len() > 1 && h[h.len() - 1] == b'.' {
-            h = &h[..h.len() - 1];
+    if on.has(Rule::HostTrailingDot) && h.len() > 1 && h[h.len() - 1] == b'.' {
+        let mut t = h;
+        while t.len() > 1 && t[t.len() - 1] == b'.' {
+            t = &t[..t.len() - 1];
+        }
+        // `foo.09..` is a domain, but `foo.09` ends in a number and would be
+        // read as an (invalid) IPv4 address: such a host keeps its dots.
+        if !ends_in_a_number(t) {
+            h = t;
             fired.insert(Rule::HostTrailingDot);
         }
     }
-    if on.has(Rule::Www) {
-        while let Some(rest) = strip_www(h) {
-            h = rest;
+    if on.has(Rule::Www) && h.starts_with(b"www") {
+        let removed = if www_cache.0 == h {
+            www_cache.1
+        } else {
+            let mut rest = h;
+            while let Some(r) = strip_www(rest) {
+                rest = r;
+            }
+            www_cache.0.clear();
+            www_cache.0.extend_from_slice(h);
+            www_cache.1 = h.len() - rest.len();
+            www_cache.1
+        };
+        if removed > 0 {
+            h = &h[removed..];
             fired.insert(Rule::Www);
         }
     }
@@ -248,6 +279,10 @@ fn strip_www(h: &[u8]) -> Option<&[u8]> {
     let rest = h.strip_prefix(b"www")?;
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
     let rest = rest[digits..].strip_prefix(b".")?;
+    // `www..example.com`: an empty label is not a registrable domain's start.
+    if rest.first() == Some(&b'.') {
+        return None;
+    }
     // `psl::domain` is `None` when `rest` is a public suffix (or a single
     // label such as `localhost`): then `www` is the registrable part.
     psl::domain(rest.strip_suffix(b".").unwrap_or(rest))?;
@@ -262,25 +297,40 @@ fn path(cfg: &Config, path: &[u8], out: &mut Vec<u8>, fired: &mut RuleMask) {
         out.extend_from_slice(path);
         return;
     };
-    let segment_rules =
-        on.has(Rule::Session) || on.has(Rule::DuplicateSlashes) || on.has(Rule::LowercasePath);
-    if !segment_rules {
+    if !needs_segments(on, path) {
         out.extend_from_slice(path);
     } else {
         loop {
-            let (mut seg, last) = match memchr(b'/', rest) {
+            let (mut seg, last) = match find(b'/', rest) {
                 Some(k) => (&rest[..k], false),
                 None => (rest, true),
             };
             rest = if last { &[] } else { &rest[seg.len() + 1..] };
             let mut skip = false;
             if on.has(Rule::Session) {
+                // `;jsessionid=` first: `/(S(...));jsessionid=1/` is a
+                // session segment once the parameter is gone.
+                if let Some(k) = find_jsessionid(seg) {
+                    seg = &seg[..k];
+                    fired.insert(Rule::Session);
+                    // `..;jsessionid=x` was a segment to the URL parser;
+                    // without its parameter it is a dot segment, resolved
+                    // here as the parser would.
+                    if let Some(dots) = dot_segment(seg) {
+                        if dots == 2 {
+                            let k = rfind(b'/', &out[ps..]).unwrap_or(0);
+                            out.truncate(ps + k);
+                        }
+                        if last {
+                            out.push(b'/');
+                            break;
+                        }
+                        continue;
+                    }
+                }
                 if is_aspnet_session(seg) {
                     fired.insert(Rule::Session);
                     skip = true;
-                } else if let Some(k) = find_jsessionid(seg) {
-                    seg = &seg[..k];
-                    fired.insert(Rule::Session);
                 }
             }
             if !skip && seg.is_empty() && !last && on.has(Rule::DuplicateSlashes) {
@@ -317,7 +367,7 @@ fn path(cfg: &Config, path: &[u8], out: &mut Vec<u8>, fired: &mut RuleMask) {
             }
         }
         if on.has(Rule::IndexFile) {
-            let slash = ps + memrchr(b'/', &out[ps..]).unwrap_or(0);
+            let slash = ps + rfind(b'/', &out[ps..]).unwrap_or(0);
             let seg = &out[slash + 1..];
             if !seg.is_empty() && cfg.index_files.iter().any(|f| f.eq_ignore_ascii_case(seg)) {
                 out.truncate(slash + 1);
@@ -330,13 +380,51 @@ fn path(cfg: &Config, path: &[u8], out: &mut Vec<u8>, fired: &mut RuleMask) {
         }
     }
     if on.has(Rule::TrailingSlash) && cfg.trailing_slash == TrailingSlash::Add {
-        let slash = ps + memrchr(b'/', &out[ps..]).unwrap_or(0);
+        let slash = ps + rfind(b'/', &out[ps..]).unwrap_or(0);
         let seg = &out[slash + 1..];
-        if !seg.is_empty() && memchr(b'.', seg).is_none() {
+        if !seg.is_empty() && find(b'.', seg).is_none() {
             out.push(b'/');
             fired.insert(Rule::TrailingSlash);
         }
     }
+}
+
+/// `Some(1)` for a `.` segment, `Some(2)` for `..`, with `%2e` for a dot
+/// (the URL Standard's single- and double-dot path segments).
+fn dot_segment(seg: &[u8]) -> Option<u8> {
+    let dot = |s: &[u8]| s == b"." || s.eq_ignore_ascii_case(b"%2e");
+    if dot(seg) {
+        return Some(1);
+    }
+    for split in [1, 3] {
+        if seg.len() > split && dot(&seg[..split]) && dot(&seg[split..]) {
+            return Some(2);
+        }
+    }
+    None
+}
+
+#[inline]
+fn find(b: u8, s: &[u8]) -> Option<usize> {
+    s.iter().position(|&x| x == b)
+}
+
+#[inline]
+fn rfind(b: u8, s: &[u8]) -> Option<usize> {
+    s.iter().rposition(|&x| x == b)
+}
+
+/// Whether the path needs the segment pass: a segment rule is on and the
+/// path has what it looks for (`//`, `;`, `(`, an upper-case letter).
+/// Otherwise the path is copied whole. Paths can be long: the searches are
+/// memchr's vector loops, not a byte loop.
+#[inline]
+fn needs_segments(on: RuleMask, path: &[u8]) -> bool {
+    static DOUBLE_SLASH: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"//"));
+    (on.has(Rule::Session) && memchr::memchr2(b';', b'(', path).is_some())
+        || (on.has(Rule::DuplicateSlashes) && DOUBLE_SLASH.find(path).is_some())
+        || (on.has(Rule::LowercasePath) && path.iter().any(u8::is_ascii_uppercase))
 }
 
 /// An ASP.NET cookieless-session segment: `(S(24 chars))`, several
@@ -373,7 +461,7 @@ fn is_aspnet_session(seg: &[u8]) -> bool {
 fn find_jsessionid(seg: &[u8]) -> Option<usize> {
     const NEEDLE: &[u8] = b";jsessionid=";
     let mut from = 0;
-    while let Some(k) = memchr(b';', &seg[from..]) {
+    while let Some(k) = find(b';', &seg[from..]) {
         let at = from + k;
         if seg.len() - at >= NEEDLE.len() && seg[at..at + NEEDLE.len()].eq_ignore_ascii_case(NEEDLE)
         {
@@ -423,42 +511,72 @@ fn write_query(
     let plus = on.has(Rule::QuerySpace);
     buf.clear();
     params.clear();
-    let mut rest = q;
-    let mut more = !q.is_empty();
-    while more {
-        let piece = match memchr(b'&', rest) {
-            Some(k) => {
-                let p = &rest[..k];
-                rest = &rest[k + 1..];
-                p
+    // One pass: split at `&`, note the first `=` and whether there is a `+`.
+    let (mut from, mut eq, mut has_plus) = (0usize, None, false);
+    for i in 0..=q.len() {
+        let b = if i < q.len() { q[i] } else { b'&' };
+        match b {
+            b'&' => {}
+            b'=' => {
+                if eq.is_none() {
+                    eq = Some(i - from);
+                }
+                continue;
             }
-            None => {
-                more = false;
-                rest
+            b'+' => {
+                has_plus = true;
+                continue;
             }
+            _ => continue,
+        }
+        let piece = &q[from..i];
+        let piece_eq = eq;
+        let piece_plus = has_plus && plus;
+        (from, eq, has_plus) = (i + 1, None, false);
+        if q.is_empty() {
+            break;
+        }
+        // Written first (with `+` as `%20`), then judged on what was
+        // written, so that `default-params` and the lists see one spelling.
+        let start = buf.len();
+        let eq_at = if piece_plus {
+            let (name, value) = match piece_eq {
+                Some(k) => (&piece[..k], Some(&piece[k + 1..])),
+                None => (piece, None),
+            };
+            push_query_bytes(name, buf);
+            let name_end = buf.len();
+            if let Some(v) = value {
+                buf.push(b'=');
+                push_query_bytes(v, buf);
+            }
+            piece_eq.map(|_| name_end - start)
+        } else {
+            buf.extend_from_slice(piece);
+            piece_eq
         };
-        let eq = memchr(b'=', piece);
-        let (name, value) = match eq {
-            Some(k) => (&piece[..k], &piece[k + 1..]),
-            None => (piece, &[][..]),
+        let written = &buf[start..];
+        let (name, value) = match eq_at {
+            Some(k) => (&written[..k], &written[k + 1..]),
+            None => (written, &[][..]),
         };
-        if empty_rule
-            && (piece.is_empty() || (eq.is_some() && (name.is_empty() || value.is_empty())))
+        let drop = if empty_rule
+            && (written.is_empty() || (eq_at.is_some() && (name.is_empty() || value.is_empty())))
         {
-            fired.insert(Rule::EmptyQuery);
-            continue;
-        }
-        if let Some(rule) = cfg.drop_param(name, value) {
+            Some(Rule::EmptyQuery)
+        } else {
+            cfg.drop_param(name, value)
+        };
+        if let Some(rule) = drop {
             fired.insert(rule);
+            buf.truncate(start);
             continue;
         }
-        let start = buf.len() as u32;
-        push_query_bytes(name, plus, buf, fired);
-        let name_end = buf.len() as u32;
-        if eq.is_some() {
-            buf.push(b'=');
-            push_query_bytes(value, plus, buf, fired);
+        if piece_plus {
+            fired.insert(Rule::QuerySpace);
         }
+        let start = start as u32;
+        let name_end = start + eq_at.unwrap_or(written.len()) as u32;
         params.push(Param {
             start,
             name_end,
@@ -482,14 +600,8 @@ fn write_query(
     true
 }
 
-/// Appends query bytes, `+` written as `%20` when `plus` (the `query-space` rule).
-#[inline]
-fn push_query_bytes(bytes: &[u8], plus: bool, buf: &mut Vec<u8>, fired: &mut RuleMask) {
-    if !plus || memchr(b'+', bytes).is_none() {
-        buf.extend_from_slice(bytes);
-        return;
-    }
-    fired.insert(Rule::QuerySpace);
+/// Appends query bytes with `+` written as `%20` (the `query-space` rule).
+fn push_query_bytes(bytes: &[u8], buf: &mut Vec<u8>) {
     for &b in bytes {
         if b == b'+' {
             buf.extend_from_slice(b"%20");
