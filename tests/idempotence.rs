@@ -14,9 +14,7 @@
 mod common;
 
 use canonurl::{Base, Canonicalizer, Profile, Reject};
-use common::{
-    json_objects, read_json, read_lines, shared_data_or_skip, show, str_field, LONE_SURROGATE,
-};
+use common::{read_json, read_lines, shared_data_or_skip, show, wpt_inputs_with_bases};
 
 /// The escapes (`%` and two hex digits) in `s`, as (offset, hex digit bytes).
 /// Bytes after a valid escape are scanned from its end; a `%` without two hex
@@ -211,20 +209,9 @@ fn idempotence_wpt_urltestdata() {
     let Some(data) = shared_data_or_skip("idempotence_wpt_urltestdata") else {
         return;
     };
-    let (json, _) = read_json(&data.join("wpt-url/urltestdata.json"));
     let mut checker = Checker::new();
     let mut cases = 0;
-    for case in json_objects(&json) {
-        let input = str_field(case, "input").expect("input");
-        let base = str_field(case, "base");
-        if input.contains(LONE_SURROGATE) || base.is_some_and(|b| b.contains(LONE_SURROGATE)) {
-            continue;
-        }
-        let base = match base.map(|b| Base::parse(b.as_bytes())) {
-            None => None,
-            Some(Ok(b)) => Some(b),
-            Some(Err(_)) => continue,
-        };
+    for (input, base) in wpt_inputs_with_bases(&data) {
         checker.set_base(base.as_ref());
         checker.check(input.as_bytes(), "wpt");
         cases += 1;

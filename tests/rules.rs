@@ -23,10 +23,8 @@ mod common;
 use std::sync::Arc;
 
 use canonurl::canon::rules::{file, Edit, Rule, RuleMask};
-use canonurl::{Base, Canonical, Canonicalizer, Parts, Profile, Reject, ABSENT};
-use common::{
-    json_objects, read_json, read_lines, shared_data_or_skip, show, str_field, LONE_SURROGATE,
-};
+use canonurl::{Canonical, Canonicalizer, Parts, Profile, Reject, ABSENT};
+use common::{read_lines, shared_data_or_skip, show, wpt_inputs_with_bases};
 
 /// The opt-in rules, on top of `aggressive`: every rule on.
 const OPT_IN: &str = "+lowercase-path,+https-as-http";
@@ -1423,21 +1421,8 @@ fn idempotent_on_shared_data() {
         .map(|(n, c)| FixedPoint::new(n, c))
         .collect();
     // WPT urltestdata: inputs with a base are resolved against it first.
-    let (json, _) = read_json(&data.join("wpt-url/urltestdata.json"));
     let mut wpt = 0;
-    for case in json_objects(&json) {
-        let Some(input) = str_field(case, "input") else {
-            continue;
-        };
-        let base = str_field(case, "base");
-        if input.contains(LONE_SURROGATE) || base.is_some_and(|b| b.contains(LONE_SURROGATE)) {
-            continue;
-        }
-        let base = match base.map(|b| Base::parse(b.as_bytes())) {
-            None => None,
-            Some(Ok(b)) => Some(b),
-            Some(Err(_)) => continue,
-        };
+    for (input, base) in wpt_inputs_with_bases(&data) {
         for run in &mut runs {
             run.first.set_base(base.clone());
             run.check(input.as_bytes(), false);

@@ -152,6 +152,8 @@ pub struct Canonicalizer {
     rules: Option<Arc<RuleSet>>,
     rule_scratch: rules::apply::Scratch,
     reparse: Vec<u8>,
+    /// The last call fired a rule (see [`Canonicalizer::before_rules`]).
+    fired_last: bool,
 }
 
 impl Canonicalizer {
@@ -166,6 +168,7 @@ impl Canonicalizer {
             rules: (!mask.is_empty()).then(|| Arc::new(RuleSet::new(mask, &[]))),
             rule_scratch: rules::apply::Scratch::default(),
             reparse: Vec::new(),
+            fired_last: false,
         }
     }
 
@@ -185,6 +188,14 @@ impl Canonicalizer {
     /// The dedup rules, if any run.
     pub fn rules(&self) -> Option<&Arc<RuleSet>> {
         self.rules.as_ref()
+    }
+
+    /// The last canonical URL as it was before the dedup rules changed it:
+    /// `Some` only when the last call succeeded with `fired` not empty (when
+    /// no rule fired, the output is that form). For counting what the rules
+    /// merged without canonicalizing twice.
+    pub fn before_rules(&self) -> Option<&[u8]> {
+        self.fired_last.then(|| self.rule_scratch.before_rules())
     }
 
     /// Sets the base URL that relative references resolve against.
@@ -260,6 +271,7 @@ impl Canonicalizer {
     }
 
     fn run(&mut self, input: &[u8], mode: Mode, out: &mut Vec<u8>) -> Result<Canonical, Reject> {
+        self.fired_last = false;
         if input.len() > self.max_input_len {
             return Err(Reject {
                 reason: Reason::InputTooLong,
@@ -361,6 +373,7 @@ impl Canonicalizer {
         }
         debug_assert!(canonical.parts.is_consistent(&out[start..]));
         canonical.unchanged = &out[start..] == input;
+        self.fired_last = true;
         Ok(canonical)
     }
 }

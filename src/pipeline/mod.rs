@@ -82,7 +82,7 @@ pub struct Options {
     /// `--surt`: write URLs in this SURT form.
     pub surt: Option<SurtForm>,
     /// With `--unique`/`--count`: count, per rule, the distinct URLs it merged
-    /// (one more canonicalization per URL, without the rules).
+    /// (a hash of each URL as it was before the rules, which the canonicalizer keeps).
     pub rule_merges: bool,
     /// Scheme and host for origin-form targets of records without a host;
     /// the base of relative references in `plain` input.

@@ -22,7 +22,7 @@ use crate::log::haproxy::HaproxyExtractor;
 use crate::log::json::JsonExtractor;
 use crate::log::w3c::W3cExtractor;
 use crate::log::{Extracted, Field, Line, LineError, LogFormat, Scheme, Skip};
-use crate::{Canonical, Canonicalizer, Profile};
+use crate::{Canonical, Canonicalizer};
 
 /// Seed of the URL fingerprint: XXH64 with seed 42 is what Spark SQL's
 /// `xxhash64(col)` computes over a string's UTF-8 bytes.
@@ -154,9 +154,9 @@ pub struct Worker {
     /// `--dedup-key`: the key profile's canonicalizer, and the keys of the line.
     key_canon: Option<Canonicalizer>,
     dedup: Vec<u8>,
-    /// Rule statistics with `--unique`/`--count`: the URL before the rules.
-    pre_canon: Option<Canonicalizer>,
-    pre: Vec<u8>,
+    /// Rule statistics with `--unique`/`--count`: fingerprint each URL as it
+    /// was before the rules too.
+    merges: bool,
     /// `--surt`: the SURT form is built here, then replaces the URL.
     surt_buf: Vec<u8>,
 }
@@ -175,21 +175,9 @@ impl Worker {
             c.set_rules(Some(r.clone()));
             c
         });
-        let rules_on = canon.rules().is_some();
-        let pre_canon = (opts.rule_merges
-            && rules_on
-            && matches!(opts.mode, Mode::Unique | Mode::Count))
-        .then(|| {
-            let p = if opts.profile == Profile::Whatwg {
-                Profile::Whatwg
-            } else {
-                Profile::Rfc3986
-            };
-            let mut c = Canonicalizer::new(p);
-            c.set_base(opts.base.clone());
-            c.set_rules(None);
-            c
-        });
+        let merges = opts.rule_merges
+            && canon.rules().is_some()
+            && matches!(opts.mode, Mode::Unique | Mode::Count);
         let base_prefix = opts.base.as_ref().map(|b| {
             let end = b.parts().path_start as usize;
             b.as_bytes()[..end].to_vec()
@@ -205,8 +193,7 @@ impl Worker {
             extras: Vec::new(),
             key_canon,
             dedup: Vec::new(),
-            pre_canon,
-            pre: Vec::new(),
+            merges,
             surt_buf: Vec::new(),
         }
     }
@@ -446,11 +433,11 @@ impl Worker {
                 extra.dedup = Some((from, self.dedup.len()));
             }
         }
-        if let Some(c) = self.pre_canon.as_mut() {
-            self.pre.clear();
-            if run(c, &mut self.pre).is_ok() {
-                extra.pre_key = xxh64(&self.pre, KEY_SEED);
-            }
+        if self.merges {
+            // Before the rules: the canonicalizer kept it, or, when no
+            // rule fired, it is the output.
+            let before = self.canon.before_rules().unwrap_or(&self.urls[start..]);
+            extra.pre_key = xxh64(before, KEY_SEED);
         }
         if let Some(form) = self.opts.surt {
             self.surt_buf.clear();
@@ -498,7 +485,7 @@ impl Worker {
                         out.out.extend_from_slice(url);
                         out.out.push(b'\n');
                         out.keys.push(xxh64(url, KEY_SEED));
-                        if self.pre_canon.is_some() {
+                        if self.merges {
                             let x = self.extras[e];
                             out.pre.push((x.pre_key, x.fired));
                         }

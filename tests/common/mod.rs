@@ -398,3 +398,26 @@ pub fn run_canonurl(args: &[&str], stdin: &[u8]) -> std::process::Output {
     feeder.join().expect("feeder thread");
     output
 }
+
+/// The WPT `urltestdata.json` inputs with their bases parsed: cases with a
+/// lone surrogate, and cases whose base canonurl rejects, are left out.
+pub fn wpt_inputs_with_bases(data: &Path) -> Vec<(String, Option<canonurl::Base>)> {
+    let (json, _) = read_json(&data.join("wpt-url/urltestdata.json"));
+    let mut cases = Vec::new();
+    for case in json_objects(&json) {
+        let Some(input) = str_field(case, "input") else {
+            continue;
+        };
+        let base = str_field(case, "base");
+        if input.contains(LONE_SURROGATE) || base.is_some_and(|b| b.contains(LONE_SURROGATE)) {
+            continue;
+        }
+        let base = match base.map(|b| canonurl::Base::parse(b.as_bytes())) {
+            None => None,
+            Some(Ok(b)) => Some(b),
+            Some(Err(_)) => continue,
+        };
+        cases.push((input.to_string(), base));
+    }
+    cases
+}

@@ -50,6 +50,15 @@ pub struct Scratch {
     locs: Vec<Option<CaptureLocations>>,
 }
 
+impl Scratch {
+    /// The URL as it was before the rules, when the last [`apply`] fired a
+    /// rule (meaningless otherwise): every path that changes the URL copies
+    /// it here first.
+    pub fn before_rules(&self) -> &[u8] {
+        &self.url
+    }
+}
+
 /// What [`apply`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Applied {
@@ -82,6 +91,8 @@ pub fn apply(
     }
     if !is_web(p.scheme(&out[start..])) {
         if on.has(Rule::Fragment) && p.fragment_start != ABSENT {
+            s.url.clear();
+            s.url.extend_from_slice(&out[start..]);
             out.truncate(start + p.fragment_start as usize);
             parts.fragment_start = ABSENT;
             parts.len = (out.len() - start) as u32;

@@ -122,7 +122,6 @@ pub fn build(mask: RuleMask, text: Option<&str>, edits: &[Edit]) -> Result<RuleS
         }
         set.add_host(patterns, c).map_err(at)?;
     }
-    set.rewrites = slot;
     Ok(set)
 }
 

@@ -598,7 +598,6 @@ pub struct RuleSet {
     /// `*.suffix` → index in `hosts` (keyed by `suffix`).
     wildcard: HashMap<Vec<u8>, usize>,
     hosts: Vec<Arc<Config>>,
-    rewrites: usize,
 }
 
 impl RuleSet {
@@ -614,13 +613,11 @@ impl RuleSet {
     /// A rule set of one configuration for every host.
     pub fn from_global(mut global: Config) -> RuleSet {
         global.finish();
-        let rewrites = global.rewrites.len();
         RuleSet {
             global: Arc::new(global),
             exact: HashMap::new(),
             wildcard: HashMap::new(),
             hosts: Vec::new(),
-            rewrites,
         }
     }
 
@@ -638,9 +635,14 @@ impl RuleSet {
         m
     }
 
-    /// How many rewrite rules there are in all (each has a slot of scratch).
+    /// How many rewrite rules there are in all: one past the highest scratch
+    /// slot (a host section shares the top level's rules and slots).
     pub fn rewrite_count(&self) -> usize {
-        self.rewrites
+        std::iter::once(&self.global)
+            .chain(&self.hosts)
+            .flat_map(|c| c.rewrites.iter().map(|r| r.slot + 1))
+            .max()
+            .unwrap_or(0)
     }
 
     /// The configuration for `host` (lower-case, as canonical URLs have it;
@@ -675,7 +677,6 @@ impl RuleSet {
 
     pub(crate) fn add_host(&mut self, patterns: &[String], config: Config) -> Result<(), String> {
         let i = self.hosts.len();
-        self.rewrites += config.rewrites.len();
         self.hosts.push(Arc::new(config));
         for p in patterns {
             let p = p.trim().to_ascii_lowercase();
