@@ -13,6 +13,15 @@
 //! - [`Profile::Rfc3986`]: `Whatwg` plus RFC 3986 §6.2.2 normalization that keeps
 //!   the meaning: hex digits of percent-escapes upper-cased, escaped unreserved
 //!   characters decoded. Reserved escapes (`%2F`, `%3F`, `%23`, ...) stay.
+//! - [`Profile::Safe`]: `Rfc3986` plus the dedup rules of the safe tier (the
+//!   fragment, tracking and session parameters, userinfo, an empty query, ...),
+//!   which merge URLs that name the same page on practically every site.
+//! - [`Profile::Aggressive`]: `Safe` plus the aggressive tier (`www.`, index
+//!   files, a sorted query, duplicate and trailing slashes, ...), for
+//!   search-index and crawl dedup keys.
+//!
+//! Each dedup rule is a [`canon::rules::Rule`], named and switchable; the
+//! whole list, with tiers and effects, is `canonurl --list-rules`.
 //!
 //! ## Examples
 //!
@@ -63,6 +72,67 @@
 //! assert_eq!(err.reason, Reason::ForbiddenDomainCodePoint(b'<'));
 //! assert_eq!(err.offset, 10);
 //! assert_eq!(err.to_string(), "forbidden domain code point '<' at byte 10");
+//! ```
+//!
+//! The dedup profiles in action, and the same rules switched by a rules file
+//! (the TOML of `canonurl --rules FILE`, built by [`canon::rules::file::build`]
+//! on top of a profile's rules, with `--rule`-style edits last):
+//!
+//! ```
+//! use std::sync::Arc;
+//! use canonurl::canon::rules::{file, Edit};
+//! use canonurl::{Canonicalizer, Profile};
+//!
+//! let url = b"https://WWW.Example.com/shop/index.html?utm_source=x&b=2&a=1#top";
+//! let mut out = Vec::new();
+//! Canonicalizer::new(Profile::Safe).canonicalize_into(url, &mut out).unwrap();
+//! assert_eq!(out, b"https://www.example.com/shop/index.html?b=2&a=1");
+//! out.clear();
+//! Canonicalizer::new(Profile::Aggressive).canonicalize_into(url, &mut out).unwrap();
+//! assert_eq!(out, b"https://example.com/shop?a=1&b=2");
+//!
+//! // A rules file: keep `www.` everywhere, and on one host also drop `ref`.
+//! let rules_file = r#"
+//! rules = ["-www"]
+//! [[host]]
+//! match = ["www.example.com"]
+//! extra-tracking-params = ["ref"]
+//! "#;
+//! let edits = Edit::parse_list("trailing-slash=keep").unwrap();
+//! let rules = file::build(Profile::Aggressive.rule_mask(), Some(rules_file), &edits).unwrap();
+//! let mut c = Canonicalizer::new(Profile::Aggressive).with_rules(Arc::new(rules));
+//! out.clear();
+//! c.canonicalize_into(b"https://www.example.com/a/?ref=tw&q=1", &mut out).unwrap();
+//! assert_eq!(out, b"https://www.example.com/a/?q=1");
+//! ```
+//!
+//! ## Dedup keys, fingerprints and SURT
+//!
+//! `canonurl --dedup-key` writes, beside each URL in the chosen profile, its
+//! key in a dedup profile (by default `aggressive`): two canonicalizers, one
+//! per profile, over the same input. A fingerprint is XXH64 with seed 42 over
+//! the canonical bytes, as a signed 64-bit number ([`pipeline::key`]): the
+//! value Spark SQL's `xxhash64(url)` gives, so keys computed here and in Spark
+//! join. [`canon::surt::surt`] writes a canonical URL in SURT form, the
+//! Wayback Machine's CDX key, with the host's labels reversed:
+//!
+//! ```
+//! use canonurl::canon::surt::{surt, SurtForm};
+//! use canonurl::{pipeline, Canonicalizer, Profile};
+//!
+//! let input = b"http://www.Example.com/a/?utm_medium=mail&id=7";
+//! let (mut url, mut key) = (Vec::new(), Vec::new());
+//! Canonicalizer::new(Profile::Rfc3986).canonicalize_into(input, &mut url).unwrap();
+//! let dedup = Canonicalizer::new(Profile::Aggressive).canonicalize_into(input, &mut key).unwrap();
+//! assert_eq!(url, b"http://www.example.com/a/?utm_medium=mail&id=7");
+//! assert_eq!(key, b"http://example.com/a?id=7");
+//! // Equal keys, equal fingerprints: a join key for Spark.
+//! assert_eq!(pipeline::key(&key), pipeline::key(b"http://example.com/a?id=7"));
+//! assert_ne!(pipeline::key(&key), pipeline::key(&url));
+//!
+//! let mut cdx = Vec::new();
+//! surt(&key, &dedup.parts, SurtForm::Cdx, &mut cdx);
+//! assert_eq!(cdx, b"com,example)/a?id=7");
 //! ```
 //!
 //! ## Bytes that are not UTF-8

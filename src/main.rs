@@ -17,7 +17,7 @@
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -32,6 +32,10 @@ use canonurl::{Base, Profile};
 use clap::{ArgGroup, Parser, ValueEnum};
 use std::sync::Arc;
 
+mod cli;
+
+use cli::term::{self, LineWriter, Progress, Ttys, When};
+
 /// Exit status when `--strict` or `--max-reject-rate` fails the run.
 const EXIT_REJECTS: u8 = 1;
 /// Exit status for usage errors and inputs or outputs that failed.
@@ -39,157 +43,310 @@ const EXIT_FATAL: u8 = 2;
 
 /// Canonical URLs from web-server access logs.
 #[derive(Debug, Parser)]
-#[command(name = "canonurl", version, about, long_about = None)]
+#[command(
+    name = "canonurl",
+    version,
+    about,
+    long_about = LONG_ABOUT,
+    after_help = EXAMPLES,
+    after_long_help = LONG_EXAMPLES,
+    args_override_self = true,
+    args_conflicts_with_subcommands = true,
+    max_term_width = 100
+)]
 #[command(group(ArgGroup::new("mode").args(["pipe", "unique", "count"])))]
 struct Cli {
-    /// Input format; `auto` detects it from the first lines of each input.
-    #[arg(short = 'f', long = "log-format", value_name = "FORMAT", default_value = "auto", value_parser = parse_log_format)]
-    log_format: FormatChoice,
+    #[command(subcommand)]
+    command: Option<Command>,
 
-    /// Canonicalization profile: `whatwg` (the URL Standard's href),
-    /// `rfc3986` (meaning-preserving), `safe` (plus dedup rules that are safe
-    /// in practice), `aggressive` (plus every default dedup rule).
-    #[arg(long, value_name = "PROFILE", value_enum, default_value_t = ProfileArg::Rfc3986)]
-    profile: ProfileArg,
+    // ---- Input ----
+    /// Read input paths from FILE (`-`: stdin), one per line.
+    ///
+    /// The paths are read after the FILE arguments.
+    #[arg(long, value_name = "FILE", help_heading = "Input")]
+    files_from: Option<PathBuf>,
 
-    /// Switch dedup rules on or off, on top of the profile's:
-    /// `+name,-name`, `trailing-slash=add|remove|keep`,
-    /// `sort-query=key|key-value|off`. May be repeated. `--list-rules`
-    /// lists the rules.
-    #[arg(long, value_name = "EDITS", action = clap::ArgAction::Append, allow_hyphen_values = true)]
-    rule: Vec<String>,
-
-    /// Rules file (TOML): rule edits, lists (tracking, session, state and
-    /// default-value parameters, index files) and rewrite rules, for every
-    /// host and per host (`example.com`, `*.example.com`).
-    #[arg(long, value_name = "FILE")]
-    rules: Option<PathBuf>,
-
-    /// List the dedup rules with their tier and effect, and exit.
-    #[arg(long)]
-    list_rules: bool,
-
-    /// Add a dedup key to each URL: the URL canonicalized with
-    /// `--key-profile` (and `--rule`, `--rules`), then its fingerprint.
-    #[arg(long)]
-    dedup_key: bool,
-
-    /// Profile of the dedup key (implies --dedup-key).
-    #[arg(long, value_name = "PROFILE", value_enum)]
-    key_profile: Option<ProfileArg>,
-
-    /// Add the dedup rules that changed each URL (`-` for none).
-    #[arg(long)]
-    explain: bool,
-
-    /// Write each URL in SURT form (`com,example)/path?query`, the
-    /// Wayback/CDX key); `--surt=classic` gives `http://(com,example,)/path`.
-    #[arg(long, value_name = "FORM", value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "cdx")]
-    surt: Option<SurtArg>,
-
-    /// Scheme and host for request targets of records that do not say their
-    /// host; with `-f plain`, the base URL of relative references. Without
-    /// it, such targets are written as path and query only.
-    #[arg(long, value_name = "URL")]
-    base: Option<OsString>,
-
-    /// Which URL of each record: the request target, the Referer, or both.
-    #[arg(long, value_name = "FIELD", value_enum, default_value_t = FieldArg::Request)]
-    field: FieldArg,
-
-    /// Output format: one URL per line, TSV rows or JSON Lines.
-    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = OutputArg::Plain)]
-    format: OutputArg,
-
-    /// Exactly one output line per input line, in order (empty when the
-    /// line gave no URL): the contract of Spark's `pipe` and Hadoop streaming.
-    #[arg(long)]
-    pipe: bool,
-
-    /// Each canonical URL once, in first-seen order.
-    #[arg(long)]
-    unique: bool,
-
-    /// Each canonical URL with its count, most frequent first.
-    #[arg(long)]
-    count: bool,
-
-    /// Add the 64-bit fingerprint (XXH64, seed 42, signed decimal; equal to
-    /// Spark SQL's `xxhash64(url)`) after a tab.
-    #[arg(long)]
-    key: bool,
-
-    /// Print totals to stderr: lines, emitted, skipped and rejected by
-    /// reason, bytes, MB/s, detected formats.
-    #[arg(long)]
-    stats: bool,
-
-    /// Write the totals as JSON to FILE.
-    #[arg(long, value_name = "FILE")]
-    stats_json: Option<PathBuf>,
-
-    /// Write every rejected line to FILE as `INPUT:LINE<TAB>REASON<TAB>BYTE<TAB>LINE`.
-    #[arg(long, value_name = "FILE")]
-    rejects: Option<PathBuf>,
-
-    /// Exit with status 1 when any line was rejected.
-    #[arg(long)]
-    strict: bool,
-
-    /// Exit with status 1 when more than this fraction of lines was
-    /// rejected (`0.01` or `1%`).
-    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
-    max_reject_rate: Option<f64>,
-
-    /// Worker threads (default: all cores).
-    #[arg(short = 'j', long, value_name = "N")]
-    threads: Option<usize>,
-
-    /// Progress bar on stderr: `auto` shows it when stderr is a terminal.
-    #[arg(long, value_name = "WHEN", value_enum, default_value_t = When::Auto)]
-    progress: When,
-
-    /// Longest line read, in bytes; longer lines are rejected (line-too-long).
-    #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_MAX_LINE)]
+    /// Longest line read, in bytes.
+    ///
+    /// Longer lines are rejected (line-too-long) and counted.
+    #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_MAX_LINE, help_heading = "Input")]
     max_line_len: usize,
 
+    // ---- Format ----
+    /// Log format of the inputs [default: auto].
+    ///
+    /// `auto` detects it from the first lines of each input; `plain` reads
+    /// one URL per line.
+    #[arg(
+        short = 'f',
+        long = "log-format",
+        value_name = "FORMAT",
+        default_value = "auto",
+        hide_default_value = true,
+        value_parser = log_format_parser(),
+        ignore_case = true,
+        help_heading = "Format"
+    )]
+    log_format: FormatChoice,
+
+    /// Which URL of each record.
+    #[arg(long, value_name = "FIELD", value_enum, default_value_t = FieldArg::Request, help_heading = "Format")]
+    field: FieldArg,
+
+    /// Scheme and host for targets that do not say their host.
+    ///
+    /// A URL with a host (`https://example.com`): origin-form request
+    /// targets of records without a host are resolved against it; with `-f
+    /// plain`, it is the base URL of relative references. Without it, such
+    /// targets are written as path and query only.
+    #[arg(long, value_name = "URL", help_heading = "Format")]
+    base: Option<OsString>,
+
     /// JSON logs: field paths from a preset (default: detected per input).
-    #[arg(long, value_name = "PRESET", value_parser = parse_json_preset)]
+    #[arg(long, value_name = "PRESET", value_parser = json_preset_parser(), ignore_case = true, help_heading = "Format")]
     json_preset: Option<JsonPreset>,
 
     /// JSON logs: dotted path of the request target (`request.uri`).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", help_heading = "Format")]
     json_target: Option<String>,
 
     /// JSON logs: dotted path of a whole request line (`GET /x HTTP/1.1`).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", help_heading = "Format")]
     json_request: Option<String>,
 
     /// JSON logs: dotted path of the host.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", help_heading = "Format")]
     json_host: Option<String>,
 
     /// JSON logs: dotted path of the scheme.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", help_heading = "Format")]
     json_scheme: Option<String>,
 
     /// JSON logs: dotted path of the referer.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", help_heading = "Format")]
     json_referer: Option<String>,
 
-    /// Read input paths from FILE (`-`: stdin), one per line, after the
-    /// FILE arguments.
-    #[arg(long, value_name = "FILE")]
-    files_from: Option<PathBuf>,
+    // ---- Profile and rules ----
+    /// Canonicalization profile.
+    #[arg(long, value_name = "PROFILE", value_enum, default_value_t = ProfileArg::Rfc3986, help_heading = "Profile and rules")]
+    profile: ProfileArg,
+
+    /// Switch dedup rules on or off: `+name,-name`, `rule=value`.
+    ///
+    /// On top of the profile's rules: `+name,-name`,
+    /// `trailing-slash=add|remove|keep`, `sort-query=key|key-value|off`. May
+    /// be repeated. `--list-rules` lists the rules.
+    #[arg(long, value_name = "EDITS", action = clap::ArgAction::Append, allow_hyphen_values = true, help_heading = "Profile and rules")]
+    rule: Vec<String>,
+
+    /// Rules file (TOML): rule edits, lists and rewrites, per host.
+    ///
+    /// Rule edits, lists (tracking, session, state and default-value
+    /// parameters, index files) and rewrite rules, for every host and per
+    /// host (`example.com`, `*.example.com`). See the README.
+    #[arg(long, value_name = "FILE", help_heading = "Profile and rules")]
+    rules: Option<PathBuf>,
+
+    /// List the dedup rules with their tier and effect, and exit.
+    #[arg(long, help_heading = "Profile and rules")]
+    list_rules: bool,
+
+    /// Add a dedup key to each URL (see --key-profile).
+    ///
+    /// The URL canonicalized with `--key-profile` (and `--rule`, `--rules`),
+    /// then its fingerprint, as two more columns.
+    #[arg(long, help_heading = "Profile and rules")]
+    dedup_key: bool,
+
+    /// Profile of the dedup key (implies --dedup-key) [default: aggressive].
+    #[arg(
+        long,
+        value_name = "PROFILE",
+        value_enum,
+        help_heading = "Profile and rules"
+    )]
+    key_profile: Option<ProfileArg>,
+
+    /// Add the dedup rules that changed each URL (`-` for none).
+    #[arg(long, help_heading = "Profile and rules")]
+    explain: bool,
+
+    /// Write each URL in SURT form (Wayback/CDX key).
+    ///
+    /// `--surt` gives `com,example)/path?query`; `--surt=classic` gives
+    /// `http://(com,example,)/path?query`. A URL without a host is written as
+    /// it is (see --base).
+    #[arg(long, value_name = "FORM", value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "cdx", help_heading = "Profile and rules")]
+    surt: Option<SurtArg>,
+
+    // ---- Output ----
+    /// Output format.
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = OutputArg::Plain, help_heading = "Output")]
+    format: OutputArg,
+
+    /// Exactly one output line per input line, in order.
+    ///
+    /// An empty line when the input line gave no URL: the contract of
+    /// Spark's `pipe` and Hadoop streaming.
+    #[arg(long, help_heading = "Output")]
+    pipe: bool,
+
+    /// Each canonical URL once, in first-seen order.
+    #[arg(long, help_heading = "Output")]
+    unique: bool,
+
+    /// Each canonical URL with its count, most frequent first.
+    #[arg(long, help_heading = "Output")]
+    count: bool,
+
+    /// Add each URL's 64-bit fingerprint after a tab.
+    ///
+    /// XXH64 with seed 42, as a signed decimal: equal to Spark SQL's
+    /// `xxhash64(url)`.
+    #[arg(long, help_heading = "Output")]
+    key: bool,
+
+    /// Write a header row of column names first (`--format tsv`).
+    ///
+    /// The names are those of the JSON Lines keys.
+    #[arg(long, help_heading = "Output")]
+    header: bool,
 
     /// Write to FILE instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", help_heading = "Output")]
     output: Option<PathBuf>,
 
+    // ---- Threads and memory ----
+    /// Worker threads [default: all cores].
+    #[arg(
+        short = 'j',
+        long,
+        value_name = "N",
+        help_heading = "Threads and memory"
+    )]
+    threads: Option<usize>,
+
+    // ---- Diagnostics ----
+    /// Print totals to stderr at the end.
+    ///
+    /// Lines read, emitted, skipped and rejected by reason, bytes, MB/s,
+    /// detected formats, rules.
+    #[arg(long, help_heading = "Diagnostics")]
+    stats: bool,
+
+    /// Write the totals as JSON to FILE.
+    #[arg(long, value_name = "FILE", help_heading = "Diagnostics")]
+    stats_json: Option<PathBuf>,
+
+    /// Write every rejected line to FILE.
+    ///
+    /// One line each: `INPUT:LINE<TAB>REASON<TAB>BYTE<TAB>LINE`.
+    #[arg(long, value_name = "FILE", help_heading = "Diagnostics")]
+    rejects: Option<PathBuf>,
+
+    /// No per-line diagnostics on stderr.
+    ///
+    /// Errors that end an input or the run, and `--stats`, are still
+    /// printed.
+    #[arg(short, long, help_heading = "Diagnostics")]
+    quiet: bool,
+
+    /// Exit with status 1 when any line was rejected.
+    #[arg(long, help_heading = "Diagnostics")]
+    strict: bool,
+
+    /// Exit with status 1 above this share of rejected lines (`0.01`, `1%`).
+    #[arg(long, value_name = "RATE", value_parser = parse_rate, help_heading = "Diagnostics")]
+    max_reject_rate: Option<f64>,
+
+    /// Progress on stderr.
+    ///
+    /// `auto`: a bar when stderr is a terminal that neither the output nor
+    /// typed input shares; `always`: a bar on a terminal, else a plain
+    /// progress line every second; `never`.
+    #[arg(long, value_name = "WHEN", value_enum, default_value_t = When::Auto, help_heading = "Diagnostics")]
+    progress: When,
+
+    /// Do not read the config file named by CANONURL_CONFIG_PATH.
+    #[arg(long, help_heading = "Diagnostics")]
+    no_config: bool,
+
     /// Input files; none, or `-`, reads stdin.
+    ///
+    /// Plain, gzip or zstd (recognised by their first bytes).
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
 }
+
+/// Other jobs than canonicalizing.
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Print a shell completion script to stdout.
+    ///
+    /// bash: `canonurl completions bash > ~/.local/share/bash-completion/completions/canonurl`;
+    /// zsh: into a directory of `$fpath` as `_canonurl`; fish:
+    /// `~/.config/fish/completions/canonurl.fish`; PowerShell: add
+    /// `canonurl completions powershell | Out-String | Invoke-Expression` to
+    /// `$PROFILE`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: CompletionShell,
+    },
+    /// Print the man page (roff) to stdout: `canonurl man | man -l -`.
+    Man,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CompletionShell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+}
+
+const LONG_ABOUT: &str = "\
+Canonical URLs from web-server access logs.
+
+Reads access logs (Apache/nginx, vhost, W3C/IIS, CloudFront, ALB, JSON, \
+HAProxy, or one URL per line; plain, gzip or zstd), takes each record's \
+request URL (or its referer), undoes the logger's escaping, canonicalizes it \
+and writes it to stdout: one per record, unique, or counted. Every line is \
+emitted, skipped or rejected with a reason; diagnostics go to stderr.
+
+Exit status: 0 when every input was read (rejected lines included); 1 when \
+--strict or --max-reject-rate fails the run; 2 on a usage error, an input \
+that could not be read to its end, or output that could not be written.";
+
+const EXAMPLES: &str = "\
+Examples:
+  canonurl access.log                        canonical request URLs, one per record
+  canonurl --count --stats access.log.gz     counted, most frequent first, with totals
+  canonurl --profile aggressive --unique *.log
+  zcat logs/*.gz | canonurl -f combined --base https://example.com
+
+`-h` shows this summary; `--help` shows every flag in full.";
+
+const LONG_EXAMPLES: &str = "\
+Examples:
+  canonurl access.log
+      Canonical request URLs, one per record.
+  canonurl --count --top 20 --stats access.log.gz
+      The 20 most frequent URLs, and totals on stderr.
+  canonurl --profile aggressive --unique --rules site.toml *.log
+      Each URL once after the dedup rules of a rules file.
+  canonurl -f plain --pipe --key urls.txt
+      One line out per line in, with a Spark-compatible fingerprint.
+  canonurl --format tsv --header --field both --base https://example.com access.log
+      Request and referer URLs as TSV rows with a header.
+  canonurl --list-rules
+      Every dedup rule, its tier and what it does.
+
+Config file: set CANONURL_CONFIG_PATH to a file of default flags, one per line \
+(`#` starts a comment); flags on the command line win. --no-config ignores it.
+
+Shell completions: `canonurl completions bash|zsh|fish|powershell`. Man page: \
+`canonurl man`.";
 
 #[derive(Clone, Copy, Debug)]
 enum FormatChoice {
@@ -197,21 +354,22 @@ enum FormatChoice {
     Given(LogFormat),
 }
 
-fn parse_log_format(s: &str) -> Result<FormatChoice, String> {
-    if s.eq_ignore_ascii_case("auto") {
-        return Ok(FormatChoice::Auto);
-    }
-    s.parse::<LogFormat>()
-        .map(FormatChoice::Given)
-        .map_err(|_| {
-            let names: Vec<&str> = LogFormat::ALL.iter().map(|f| f.name()).collect();
-            format!("unknown log format {s:?} (auto, {})", names.join(", "))
-        })
+/// `-f`: `auto` or a format name, the list shown in `--help`.
+fn log_format_parser() -> impl clap::builder::TypedValueParser<Value = FormatChoice> {
+    use clap::builder::TypedValueParser as _;
+    let names = std::iter::once("auto").chain(LogFormat::ALL.iter().map(|f| f.name()));
+    clap::builder::PossibleValuesParser::new(names).map(|s| {
+        s.parse::<LogFormat>()
+            .map_or(FormatChoice::Auto, FormatChoice::Given)
+    })
 }
 
-fn parse_json_preset(s: &str) -> Result<JsonPreset, String> {
-    s.parse::<JsonPreset>()
-        .map_err(|_| format!("unknown JSON preset {s:?} (nginx, caddy, traefik)"))
+/// `--json-preset`: a preset name, the list shown in `--help`.
+fn json_preset_parser() -> impl clap::builder::TypedValueParser<Value = JsonPreset> {
+    use clap::builder::TypedValueParser as _;
+    let names = JsonPreset::ALL.iter().map(|p| p.name());
+    clap::builder::PossibleValuesParser::new(names)
+        .map(|s| s.parse::<JsonPreset>().unwrap_or(JsonPreset::Nginx))
 }
 
 fn parse_rate(s: &str) -> Result<f64, String> {
@@ -229,9 +387,13 @@ fn parse_rate(s: &str) -> Result<f64, String> {
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum ProfileArg {
+    /// Exactly the URL Standard's href.
     Whatwg,
+    /// whatwg plus RFC 3986 normalization that keeps the meaning.
     Rfc3986,
+    /// rfc3986 plus the dedup rules that are safe in practice.
     Safe,
+    /// safe plus every default dedup rule (see --list-rules).
     Aggressive,
 }
 
@@ -256,27 +418,51 @@ enum SurtArg {
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum FieldArg {
+    /// The request target (with the record's host, when it has one).
     Request,
+    /// The Referer header.
     Referer,
+    /// Both, labelled (a field column).
     Both,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum OutputArg {
+    /// One URL per line (and the columns asked for, tab-separated).
     Plain,
+    /// line, url, key, target or reason, and the columns asked for.
     Tsv,
+    /// One JSON object per line.
     Jsonl,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum When {
-    Auto,
-    Always,
-    Never,
-}
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let config = match cli::config::load(&args) {
+        Ok(c) => c,
+        Err(message) => {
+            eprintln!("canonurl: {message}");
+            return ExitCode::from(EXIT_FATAL);
+        }
+    };
+    let cli = match Cli::try_parse_from(cli::config::merge(&config, args)) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // `--help`, `--version`: printed to stdout, exit 0.
+            let usage = e.use_stderr();
+            let _ = e.print();
+            if usage {
+                if let Some(path) = &config.path {
+                    eprintln!(
+                        "note: the arguments include {} flags from {}",
+                        config.args.len(),
+                        cli::config::describe(path)
+                    );
+                }
+            }
+            return ExitCode::from(if usage { EXIT_FATAL } else { 0 });
+        }
+    };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(message) => {
@@ -288,20 +474,41 @@ fn main() -> ExitCode {
 
 /// Runs the command; `Err` is a fatal error to report.
 fn run(cli: Cli) -> Result<u8, String> {
+    if let Some(command) = &cli.command {
+        return subcommand(command);
+    }
     if cli.list_rules {
         print!("{}", rules_table());
         return Ok(0);
     }
     let options = options(&cli)?;
     let sources = sources(&cli)?;
+    let ttys = Ttys::detect();
+    let reads_stdin = sources.contains(&Source::Stdin);
+    let mut progress = Progress::new(
+        cli.progress,
+        ttys,
+        cli.output.is_none(),
+        reads_stdin,
+        &sources,
+    );
+    let bar = progress.bar().cloned();
 
-    let stdout = io::stdout();
+    if reads_stdin && ttys.stdin && ttys.stderr && !cli.quiet && cli.files_from.is_none() {
+        eprintln!("canonurl: reading log lines from the terminal; end with Ctrl-D, or give a FILE (--help)");
+    }
     let mut out: Box<dyn Write> = match &cli.output {
         Some(path) => Box::new(BufWriter::with_capacity(
             256 * 1024,
             File::create(path).map_err(|e| format!("{}: cannot create: {e}", path.display()))?,
         )),
-        None => Box::new(BufWriter::with_capacity(256 * 1024, stdout.lock())),
+        // Not `stdout.lock()`: a lock held across the run is how the
+        // progress bar once hung the command (see `cli::term`).
+        None if bar.is_some() && ttys.stdout => Box::new(BufWriter::with_capacity(
+            256 * 1024,
+            LineWriter::new(io::stdout(), bar.clone()),
+        )),
+        None => Box::new(BufWriter::with_capacity(256 * 1024, io::stdout())),
     };
     let mut rejects = match &cli.rejects {
         Some(path) => {
@@ -311,19 +518,8 @@ fn run(cli: Cli) -> Result<u8, String> {
         }
         None => None,
     };
-    let stderr = io::stderr();
-    let show_progress = match cli.progress {
-        When::Always => true,
-        When::Never => false,
-        When::Auto => stderr.is_terminal(),
-    };
-    let bar = show_progress.then(|| progress_bar(&sources));
-    let mut tick = |raw: u64| {
-        if let Some(b) = &bar {
-            b.set_position(raw);
-        }
-    };
-    let mut diag = stderr.lock();
+    let mut diag = LineWriter::new(term::Stderr, bar);
+    let mut tick = |raw: u64| progress.tick(raw);
     let result = pipeline::run(
         &sources,
         &options,
@@ -331,12 +527,12 @@ fn run(cli: Cli) -> Result<u8, String> {
             out: &mut out,
             rejects: rejects.as_mut().map(|r| r as &mut dyn Write),
             diag: &mut diag,
-            progress: if bar.is_some() { Some(&mut tick) } else { None },
+            progress: Some(&mut tick),
         },
     );
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    let _ = diag.flush();
+    drop(diag);
+    progress.finish();
     let summary = match result {
         Ok(s) => s,
         // The reader of our output went away (`| head`): not an error.
@@ -349,13 +545,55 @@ fn run(cli: Cli) -> Result<u8, String> {
             return Err(format!("{name}: cannot write: {e}"));
         }
     };
-    drop(diag);
+    match out.flush() {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(0),
+        Err(e) => return Err(format!("<stdout>: cannot write: {e}")),
+        Ok(()) => {}
+    }
+    drop(out);
     if let Some(r) = rejects.as_mut() {
         r.flush()
             .map_err(|e| format!("--rejects: cannot write: {e}"))?;
     }
+    if summary.stats.surt_without_host > 0 {
+        eprintln!(
+            "canonurl: --surt: {} URLs had no host (request targets of records without one; \
+             give --base URL) and were written as they are, not in SURT form",
+            summary.stats.surt_without_host
+        );
+    }
     report(&cli, &summary)?;
     Ok(exit_code(&cli, &summary))
+}
+
+/// `completions SHELL` and `man`.
+fn subcommand(command: &Command) -> Result<u8, String> {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    // Rendered into memory first: clap_complete panics when its writer
+    // fails, and `canonurl completions bash | head` closes stdout early.
+    let mut text = Vec::new();
+    match command {
+        Command::Completions { shell } => {
+            use clap_complete::Shell;
+            let shell = match shell {
+                CompletionShell::Bash => Shell::Bash,
+                CompletionShell::Zsh => Shell::Zsh,
+                CompletionShell::Fish => Shell::Fish,
+                CompletionShell::Powershell => Shell::PowerShell,
+            };
+            clap_complete::generate(shell, &mut cmd, "canonurl", &mut text);
+        }
+        Command::Man => clap_mangen::Man::new(cmd)
+            .render(&mut text)
+            .map_err(|e| format!("cannot render the man page: {e}"))?,
+    }
+    let mut out = io::stdout().lock();
+    let written = out.write_all(&text).and_then(|()| out.flush());
+    match written {
+        Ok(()) => Ok(0),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(0),
+        Err(e) => Err(format!("<stdout>: cannot write: {e}")),
+    }
 }
 
 fn exit_code(cli: &Cli, summary: &Summary) -> u8 {
@@ -393,10 +631,7 @@ fn report(cli: &Cli, summary: &Summary) -> Result<(), String> {
 
 fn options(cli: &Cli) -> Result<Options, String> {
     let base = match &cli.base {
-        Some(b) => Some(
-            Base::parse(b.as_encoded_bytes())
-                .map_err(|r| format!("invalid --base {:?}: {r}", b.to_string_lossy()))?,
-        ),
+        Some(b) => Some(base(b)?),
         None => None,
     };
     let mode = if cli.pipe {
@@ -421,6 +656,15 @@ fn options(cli: &Cli) -> Result<Options, String> {
     if mode == Mode::Pipe && field == Field::Both && output != OutputFormat::Plain {
         return Err(
             "--pipe --field both writes two tab-separated URLs per line; it needs --format plain"
+                .to_string(),
+        );
+    }
+    if cli.header && output != OutputFormat::Tsv {
+        return Err("--header writes the column names of --format tsv; it needs --format tsv (JSON Lines names its keys on every row)".to_string());
+    }
+    if cli.header && mode == Mode::Pipe {
+        return Err(
+            "--header with --pipe would write one line more than the input has; leave one out"
                 .to_string(),
         );
     }
@@ -490,8 +734,46 @@ fn options(cli: &Cli) -> Result<Options, String> {
         threads,
         max_line: cli.max_line_len,
         rejects: cli.rejects.is_some(),
+        header: cli.header,
+        max_diagnostics: if cli.quiet {
+            0
+        } else {
+            Options::default().max_diagnostics
+        },
         ..Options::default()
     })
+}
+
+/// `--base`: an absolute URL with a host, since it gives request targets
+/// their scheme and host.
+fn base(arg: &OsString) -> Result<Base, String> {
+    let bytes = arg.as_encoded_bytes();
+    let shown = arg.to_string_lossy();
+    let parsed = Base::parse(bytes);
+    let has_host = |b: &Base| b.parts().host(b.as_bytes()).is_some_and(|h| !h.is_empty());
+    match parsed {
+        Ok(b) if has_host(&b) => Ok(b),
+        Ok(_) => Err(format!(
+            "invalid --base {shown:?}: a base needs a scheme and a host (`scheme://host`, \
+             as in https://example.com)"
+        )),
+        Err(r) => {
+            // `example.com`, `example.com/shop`: a host without a scheme.
+            let guess = [b"https://".as_slice(), bytes].concat();
+            let looks_like_host = !bytes.starts_with(b"/")
+                && !bytes.contains(&b':')
+                && Base::parse(&guess).is_ok_and(|b| has_host(&b));
+            if looks_like_host {
+                Err(format!(
+                    "invalid --base {shown:?}: a base needs a scheme; did you mean --base https://{shown}?"
+                ))
+            } else {
+                Err(format!(
+                    "invalid --base {shown:?}: {r}; a base is a URL with a host (`scheme://host`)"
+                ))
+            }
+        }
+    }
 }
 
 /// `--list-rules`: every rule, its tier and what it does; then which
@@ -594,34 +876,4 @@ fn path_from_bytes(bytes: &[u8]) -> PathBuf {
 #[cfg(not(unix))]
 fn path_from_bytes(bytes: &[u8]) -> PathBuf {
     PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
-}
-
-/// A bar over the total size on disk when every input is a regular file;
-/// a spinner with bytes and rate otherwise.
-fn progress_bar(sources: &[Source]) -> indicatif::ProgressBar {
-    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-    let mut total = Some(0u64);
-    for s in sources {
-        total = match (total, s) {
-            (Some(t), Source::Path(p)) => std::fs::metadata(p)
-                .ok()
-                .filter(|m| m.is_file())
-                .map(|m| t + m.len()),
-            _ => None,
-        };
-    }
-    let bar = match total {
-        Some(t) => ProgressBar::with_draw_target(Some(t), ProgressDrawTarget::stderr()).with_style(
-            ProgressStyle::with_template(
-                "{bar:30} {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        ),
-        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
-            ProgressStyle::with_template("{spinner} {bytes} {binary_bytes_per_sec}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        ),
-    };
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-    bar
 }

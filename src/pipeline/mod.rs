@@ -101,8 +101,11 @@ pub struct Options {
     pub max_line: usize,
     /// Collect `--rejects` lines.
     pub rejects: bool,
-    /// How many rejects to describe on the diagnostics stream.
+    /// How many rejects to describe on the diagnostics stream (0: none,
+    /// and no line saying how many were not shown: `--quiet`).
     pub max_diagnostics: usize,
+    /// Write a header row of column names first (`--format tsv`).
+    pub header: bool,
 }
 
 impl Default for Options {
@@ -126,6 +129,7 @@ impl Default for Options {
             max_line: DEFAULT_MAX_LINE,
             rejects: false,
             max_diagnostics: 20,
+            header: false,
         }
     }
 }
@@ -577,6 +581,9 @@ fn write_all(
     let mut seen_pre: HashTable<u64> = HashTable::new();
     let mut merged = [0u64; Rule::ALL.len()];
     let mut described = 0usize;
+    if opts.header && opts.output == OutputFormat::Tsv {
+        sinks.out.write_all(worker::tsv_header(opts).as_bytes())?;
+    }
     loop {
         let msg = match done.try_recv() {
             Ok(msg) => msg,
@@ -669,7 +676,7 @@ fn write_all(
         }
     }
     let total_rejected = summary.stats.rejected_total();
-    if total_rejected > described as u64 {
+    if opts.max_diagnostics > 0 && total_rejected > described as u64 {
         writeln!(
             sinks.diag,
             "canonurl: {} more rejected lines not shown (--rejects FILE lists them all)",

@@ -79,6 +79,9 @@ pub struct Stats {
     /// With `rules_merged`: distinct URLs before the rules (compare with the
     /// summary's `distinct`, after them).
     pub distinct_before_rules: Option<u64>,
+    /// With `--surt`: URLs without a host (origin-form targets with no host
+    /// in the record and no `--base`), written as path and query only.
+    pub surt_without_host: u64,
 }
 
 impl Stats {
@@ -135,6 +138,7 @@ impl Stats {
         for (a, b) in self.rules_changed.iter_mut().zip(other.rules_changed) {
             *a += b;
         }
+        self.surt_without_host += other.surt_without_host;
     }
 }
 

@@ -440,6 +440,10 @@ impl Worker {
             extra.pre_key = xxh64(before, KEY_SEED);
         }
         if let Some(form) = self.opts.surt {
+            let url = &self.urls[start..];
+            if canonical.parts.host(url).is_none_or(<[u8]>::is_empty) {
+                out.stats.surt_without_host += 1;
+            }
             self.surt_buf.clear();
             surt(
                 &self.urls[start..],
@@ -618,6 +622,37 @@ impl Worker {
             r.push(b'\n');
         }
     }
+}
+
+/// The header row of `--format tsv --header`: the columns `row` writes
+/// (or, with `--unique`/`--count`, the distinct rows), named as the keys of
+/// the JSON Lines output. The fourth column of a record row holds the
+/// original target, or the reason when the line gave no URL.
+pub(crate) fn tsv_header(opts: &Options) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    match opts.mode {
+        Mode::Unique | Mode::Count => {
+            names.extend(["url", "key"]);
+            if opts.mode == Mode::Count {
+                names.push("count");
+            }
+        }
+        Mode::Records | Mode::Pipe => {
+            names.extend(["line", "url", "key", "target_or_reason"]);
+            if opts.field == Field::Both {
+                names.push("field");
+            }
+            if opts.dedup.is_some() {
+                names.extend(["dedup", "dedup_key"]);
+            }
+            if opts.explain {
+                names.push("rules");
+            }
+        }
+    }
+    let mut header = names.join("\t");
+    header.push('\n');
+    header
 }
 
 /// A URL of a row: the URL, its dedup key if any, the rules that fired.

@@ -383,6 +383,8 @@ pub fn run_canonurl(args: &[&str], stdin: &[u8]) -> std::process::Output {
     use std::process::{Command, Stdio};
     let mut child = Command::new(env!("CARGO_BIN_EXE_canonurl"))
         .args(args)
+        // A developer's own defaults must not change what the tests see.
+        .env_remove("CANONURL_CONFIG_PATH")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

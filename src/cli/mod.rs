@@ -1,0 +1,6 @@
+//! The command line's own pieces (the binary's, not the library's): the
+//! terminal (progress and the writers that share the screen with it) and
+//! the config file of default flags.
+
+pub mod config;
+pub mod term;

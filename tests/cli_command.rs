@@ -1,0 +1,501 @@
+//! The command's conveniences: short and long help, shell completions, the
+//! man page, the config file of default flags, `-q`, `--header`, `--base`
+//! checks and the `--surt` note.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use common::run_canonurl;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_canonurl")
+}
+
+fn sample_log() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample-access.log")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        out.status,
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+/// Runs with `CANONURL_CONFIG_PATH` set to `config` (or unset).
+fn with_config(config: Option<&Path>, args: &[&str]) -> Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(args).stdin(Stdio::null());
+    match config {
+        Some(p) => cmd.env("CANONURL_CONFIG_PATH", p),
+        None => cmd.env_remove("CANONURL_CONFIG_PATH"),
+    };
+    cmd.output().expect("run canonurl")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("canonurl-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The long flags a help text documents: the `--name` tokens that start
+/// its entries (`-f, --log-format <FORMAT>`, `--surt[=<FORM>]`).
+fn long_flags(help: &str) -> Vec<String> {
+    let mut flags: Vec<String> = help
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with('-'))
+        .flat_map(|l| l.split([' ', ',']).take(3))
+        .filter_map(|t| {
+            let name: String = t
+                .strip_prefix("--")?
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            (!name.is_empty()).then(|| format!("--{name}"))
+        })
+        .collect();
+    flags.sort();
+    flags.dedup();
+    flags
+}
+
+#[test]
+fn short_help_is_grouped_with_examples_and_value_lists() {
+    let short = ok(&run_canonurl(&["-h"], b""));
+    let long = ok(&run_canonurl(&["--help"], b""));
+    for heading in [
+        "Input:",
+        "Format:",
+        "Profile and rules:",
+        "Output:",
+        "Threads and memory:",
+        "Diagnostics:",
+        "Examples:",
+    ] {
+        assert!(
+            short.lines().any(|l| l == heading),
+            "-h has no {heading:?} group:\n{short}"
+        );
+        assert!(
+            long.lines().any(|l| l == heading),
+            "--help has no {heading:?}"
+        );
+    }
+    assert!(
+        short.lines().count() * 2 < long.lines().count(),
+        "-h ({} lines) should be much shorter than --help ({} lines)",
+        short.lines().count(),
+        long.lines().count()
+    );
+    // Every value list is in the short help: formats, profiles, fields,
+    // output formats, progress.
+    let line_of = |flag: &str| -> String {
+        let mut found = String::new();
+        let mut lines = short.lines().peekable();
+        while let Some(l) = lines.next() {
+            if l.contains(flag) {
+                found.push_str(l);
+                // A wrapped entry goes on, indented, until the next flag.
+                while let Some(next) = lines.peek() {
+                    if next.trim_start().starts_with('-') || next.trim().is_empty() {
+                        break;
+                    }
+                    found.push_str(lines.next().unwrap());
+                }
+                break;
+            }
+        }
+        found
+    };
+    let formats: Vec<&str> = std::iter::once("auto")
+        .chain(canonurl::log::LogFormat::ALL.iter().map(|f| f.name()))
+        .collect();
+    for (flag, values) in [
+        ("--log-format", &formats[..]),
+        ("--profile <", &["whatwg", "rfc3986", "safe", "aggressive"]),
+        ("--field", &["request", "referer", "both"]),
+        ("--format <", &["plain", "tsv", "jsonl"]),
+        ("--progress", &["auto", "always", "never"]),
+        ("--json-preset", &["nginx", "caddy", "traefik"]),
+    ] {
+        let entry = line_of(flag);
+        for v in values {
+            assert!(entry.contains(v), "-h's {flag} does not list {v}: {entry}");
+        }
+    }
+    // The long help documents each value.
+    assert!(long.contains("aggressive: safe plus every default dedup rule"));
+    // Both list the same flags.
+    assert_eq!(long_flags(&short), long_flags(&long));
+    assert!(long_flags(&short).len() > 30, "{:?}", long_flags(&short));
+}
+
+#[test]
+fn format_names_are_case_insensitive() {
+    let log = sample_log();
+    let a = run_canonurl(&["-f", "COMBINED", "-q", log.to_str().unwrap()], b"");
+    let b = run_canonurl(&["-f", "combined", "-q", log.to_str().unwrap()], b"");
+    assert_eq!(ok(&a), ok(&b));
+    let bad = run_canonurl(&["-f", "apache2"], b"");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("combined"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+#[test]
+fn completions_for_every_shell() {
+    let help = ok(&run_canonurl(&["--help"], b""));
+    let flags = long_flags(&help);
+    for (shell, marker) in [
+        ("bash", "complete -F _canonurl"),
+        ("zsh", "#compdef canonurl"),
+        ("fish", "complete -c canonurl"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let script = ok(&run_canonurl(&["completions", shell], b""));
+        assert!(script.contains(marker), "{shell}: no {marker:?}");
+        for flag in &flags {
+            let bare = flag.trim_start_matches('-');
+            assert!(script.contains(bare), "{shell} completion lacks {flag}");
+        }
+    }
+    let bad = run_canonurl(&["completions", "tcsh"], b"");
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn bash_completion_completes_flags_and_values() {
+    if Command::new("bash").arg("-c").arg("true").status().is_err() {
+        eprintln!("skipping: no bash");
+        return;
+    }
+    let dir = temp_dir("completion");
+    let script = dir.join("canonurl.bash");
+    std::fs::write(&script, run_canonurl(&["completions", "bash"], b"").stdout).unwrap();
+    let complete = |words: &str| -> String {
+        let program = format!(
+            "source {}; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+             COMP_LINE=\"${{COMP_WORDS[*]}}\"; COMP_POINT=${{#COMP_LINE}}; \
+             _canonurl canonurl \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; \
+             printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            script.display()
+        );
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(&program)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let flags = complete("canonurl --prof");
+    assert!(flags.lines().any(|l| l == "--profile"), "{flags}");
+    let values = complete("canonurl --profile ag");
+    assert_eq!(values.trim(), "aggressive");
+    let sub = complete("canonurl completions ''");
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        assert!(sub.lines().any(|l| l == shell), "{sub}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn man_page_documents_every_flag() {
+    let help = ok(&run_canonurl(&["--help"], b""));
+    let page = ok(&run_canonurl(&["man"], b""));
+    assert!(
+        page.contains(".TH canonurl 1"),
+        "{}",
+        &page[..page.len().min(300)]
+    );
+    for flag in long_flags(&help) {
+        // roff escapes each `-`.
+        let escaped = flag.replace('-', "\\-");
+        assert!(page.contains(&escaped), "man page lacks {flag}");
+    }
+    // When a man renderer is here, the page renders without warnings.
+    let groff = Command::new("groff")
+        .args(["-man", "-Tutf8", "-ww", "-z"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    match groff {
+        Err(_) => eprintln!("groff not found: the page's rendering is not checked"),
+        Ok(mut child) => {
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(page.as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success());
+            assert!(out.stderr.is_empty(), "groff: {}", text(&out.stderr));
+        }
+    }
+}
+
+#[test]
+fn config_file_sets_defaults_that_the_command_line_overrides() {
+    let dir = temp_dir("config");
+    let log = sample_log();
+    let log = log.to_str().unwrap();
+    let config = dir.join("canonurl.conf");
+    std::fs::write(
+        &config,
+        "# team defaults\n--profile=aggressive\n\n  -q\n--format\ntsv\n",
+    )
+    .unwrap();
+    let plain = with_config(
+        None,
+        &["--profile", "aggressive", "-q", "--format", "tsv", log],
+    );
+    let configured = with_config(Some(&config), &[log]);
+    assert_eq!(ok(&configured), ok(&plain));
+    assert!(configured.stderr.is_empty(), "{}", text(&configured.stderr));
+    // The command line wins.
+    let overridden = with_config(
+        Some(&config),
+        &["--format", "plain", "--profile", "whatwg", log],
+    );
+    let expected = with_config(
+        None,
+        &["--format", "plain", "--profile", "whatwg", "-q", log],
+    );
+    assert_eq!(ok(&overridden), ok(&expected));
+    // --no-config ignores it.
+    let ignored = with_config(Some(&config), &["--no-config", log]);
+    let defaults = with_config(None, &[log]);
+    assert_eq!(ok(&ignored), ok(&defaults));
+    // An empty variable means no config.
+    let mut cmd = Command::new(bin());
+    let empty = cmd
+        .arg(log)
+        .env("CANONURL_CONFIG_PATH", "")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(ok(&empty), ok(&defaults));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn config_file_errors_name_the_file() {
+    let dir = temp_dir("config-errors");
+    let missing = dir.join("nope.conf");
+    let out = with_config(Some(&missing), &[sample_log().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("nope.conf") && err.contains("CANONURL_CONFIG_PATH"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    let bad = dir.join("bad.conf");
+    std::fs::write(&bad, "--profile=fastest\n").unwrap();
+    let out = with_config(Some(&bad), &[sample_log().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("fastest") && err.contains("bad.conf"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn quiet_keeps_fatal_errors_and_stats() {
+    let log = sample_log();
+    let log = log.to_str().unwrap();
+    let loud = run_canonurl(&["--stats", log], b"");
+    let quiet = run_canonurl(&["-q", "--stats", log], b"");
+    assert_eq!(ok(&loud), ok(&quiet));
+    let (loud_err, quiet_err) = (text(&loud.stderr), text(&quiet.stderr));
+    assert!(loud_err.contains("sample-access.log:933:"), "{loud_err}");
+    assert!(!quiet_err.contains("sample-access.log:9"), "{quiet_err}");
+    assert!(!quiet_err.contains("more rejected lines"), "{quiet_err}");
+    assert!(quiet_err.contains("canonurl statistics"), "{quiet_err}");
+    // The stats are the same; only the per-line lines went.
+    let tail = |s: &str| s[s.find("canonurl statistics").unwrap()..].lines().count();
+    assert_eq!(tail(&loud_err), tail(&quiet_err));
+    // An input that cannot be read is still reported.
+    let out = run_canonurl(&["-q", "/nonexistent/access.log"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("/nonexistent/access.log"));
+}
+
+/// TSV rows of `out`, split into columns.
+fn rows(out: &str) -> Vec<Vec<&str>> {
+    out.lines().map(|l| l.split('\t').collect()).collect()
+}
+
+#[test]
+fn header_names_the_columns_as_json_lines_does() {
+    let log = sample_log();
+    let log = log.to_str().unwrap();
+    for extra in [
+        &[][..],
+        &["--field", "both"][..],
+        &["--dedup-key", "--explain"][..],
+        &[
+            "--field",
+            "both",
+            "--dedup-key",
+            "--explain",
+            "--profile",
+            "safe",
+        ][..],
+    ] {
+        let mut args = vec!["--format", "tsv", "--header", "-q", log];
+        args.extend_from_slice(extra);
+        let with = ok(&run_canonurl(&args, b""));
+        args.retain(|a| *a != "--header");
+        let without = ok(&run_canonurl(&args, b""));
+        let (header, rest) = with.split_once('\n').unwrap();
+        assert_eq!(rest, without, "{extra:?}: --header changed the rows");
+        let names: Vec<&str> = header.split('\t').collect();
+        for row in rows(&without) {
+            assert_eq!(row.len(), names.len(), "{extra:?}: {row:?} vs {names:?}");
+        }
+        // The names are the JSON Lines keys (the target-or-reason column
+        // is `target` or `reason` there).
+        args.retain(|a| *a != "tsv");
+        let pos = args.iter().position(|a| *a == "--format").unwrap();
+        args.insert(pos + 1, "jsonl");
+        let jsonl = ok(&run_canonurl(&args, b""));
+        let mut keys = std::collections::BTreeSet::new();
+        for line in jsonl.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            keys.extend(v.as_object().unwrap().keys().cloned());
+        }
+        for name in &names {
+            let present = match *name {
+                "target_or_reason" => keys.contains("target") && keys.contains("reason"),
+                n => keys.contains(n),
+            };
+            assert!(
+                present,
+                "{extra:?}: column {name} is no JSON key of {keys:?}"
+            );
+        }
+    }
+    for mode in ["--count", "--unique"] {
+        let out = ok(&run_canonurl(
+            &["--format", "tsv", "--header", mode, "-q", log],
+            b"",
+        ));
+        let mut lines = out.lines();
+        let names: Vec<&str> = lines.next().unwrap().split('\t').collect();
+        let expected: &[&str] = if mode == "--count" {
+            &["url", "key", "count"]
+        } else {
+            &["url", "key"]
+        };
+        assert_eq!(names, expected);
+        assert!(lines.all(|l| l.split('\t').count() == names.len()));
+    }
+}
+
+#[test]
+fn header_needs_tsv_and_no_pipe() {
+    for args in [
+        &["--header"][..],
+        &["--header", "--format", "jsonl"][..],
+        &["--header", "--format", "tsv", "--pipe"][..],
+    ] {
+        let out = run_canonurl(args, b"/a\n");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty());
+        assert!(
+            text(&out.stderr).contains("--header"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn base_needs_a_scheme_and_a_host() {
+    let out = run_canonurl(&["--base", "mailto:a@b", "-f", "plain", "--pipe"], b"/a\n");
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("mailto:a@b") && err.contains("scheme://host"),
+        "{err}"
+    );
+
+    let out = run_canonurl(&["--base", "example.com", "-f", "plain", "--pipe"], b"/a\n");
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("--base https://example.com"), "{err}");
+
+    let out = run_canonurl(&["--base", "file:///srv/", "-f", "plain", "--pipe"], b"a\n");
+    assert_eq!(out.status.code(), Some(2), "a file: base has no host");
+
+    let out = run_canonurl(
+        &["--base", "https://Example.com", "-f", "plain", "--pipe"],
+        b"/a\n",
+    );
+    assert_eq!(ok(&out), "https://example.com/a\n");
+}
+
+#[test]
+fn surt_says_once_when_it_wrote_paths_only() {
+    let log = sample_log();
+    let log = log.to_str().unwrap();
+    let out = run_canonurl(&["--surt", "-q", log], b"");
+    ok(&out);
+    let err = text(&out.stderr);
+    let notes: Vec<&str> = err.lines().filter(|l| l.contains("--surt")).collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    assert!(notes[0].contains("--base"), "{}", notes[0]);
+    let paths = text(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with('/'))
+        .count();
+    assert!(
+        notes[0].contains(&format!(": {paths} URLs had no host")),
+        "{} (paths written: {paths})",
+        notes[0]
+    );
+    // With a base every target has a host: no note, and SURT keys.
+    let out = run_canonurl(&["--surt", "-q", "--base", "https://example.com", log], b"");
+    let stdout = ok(&out);
+    assert!(
+        !text(&out.stderr).contains("--surt"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(stdout.lines().all(|l| !l.starts_with('/')));
+    assert!(stdout.lines().any(|l| l.starts_with("com,example)/")));
+}
+
+#[test]
+fn files_named_like_subcommands_are_read_with_a_path() {
+    // `canonurl man` is the man page; a log file called `man` is `./man`.
+    let dir = temp_dir("subcommand-file");
+    std::fs::copy(sample_log(), dir.join("man")).unwrap();
+    let out = Command::new(bin())
+        .arg("./man")
+        .current_dir(&dir)
+        .env_remove("CANONURL_CONFIG_PATH")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let expected = run_canonurl(&[sample_log().to_str().unwrap()], b"");
+    assert_eq!(ok(&out), ok(&expected));
+    let _ = std::fs::remove_dir_all(&dir);
+}
