@@ -483,6 +483,21 @@ fn run(cli: Cli) -> Result<u8, String> {
     }
     let options = options(&cli)?;
     let sources = sources(&cli)?;
+    // Files first: an error creating them is reported before any bar is drawn.
+    let file_out = match &cli.output {
+        Some(path) => Some(
+            File::create(path).map_err(|e| format!("{}: cannot create: {e}", path.display()))?,
+        ),
+        None => None,
+    };
+    let mut rejects = match &cli.rejects {
+        Some(path) => {
+            Some(BufWriter::new(File::create(path).map_err(|e| {
+                format!("{}: cannot create: {e}", path.display())
+            })?))
+        }
+        None => None,
+    };
     let ttys = Ttys::detect();
     let reads_stdin = sources.contains(&Source::Stdin);
     let mut progress = Progress::new(
@@ -497,11 +512,8 @@ fn run(cli: Cli) -> Result<u8, String> {
     if reads_stdin && ttys.stdin && ttys.stderr && !cli.quiet && cli.files_from.is_none() {
         eprintln!("canonurl: reading log lines from the terminal; end with Ctrl-D, or give a FILE (--help)");
     }
-    let mut out: Box<dyn Write> = match &cli.output {
-        Some(path) => Box::new(BufWriter::with_capacity(
-            256 * 1024,
-            File::create(path).map_err(|e| format!("{}: cannot create: {e}", path.display()))?,
-        )),
+    let mut out: Box<dyn Write> = match file_out {
+        Some(file) => Box::new(BufWriter::with_capacity(256 * 1024, file)),
         // Not `stdout.lock()`: a lock held across the run is how the
         // progress bar once hung the command (see `cli::term`).
         None if bar.is_some() && ttys.stdout => Box::new(BufWriter::with_capacity(
@@ -509,14 +521,6 @@ fn run(cli: Cli) -> Result<u8, String> {
             LineWriter::new(io::stdout(), bar.clone()),
         )),
         None => Box::new(BufWriter::with_capacity(256 * 1024, io::stdout())),
-    };
-    let mut rejects = match &cli.rejects {
-        Some(path) => {
-            Some(BufWriter::new(File::create(path).map_err(|e| {
-                format!("{}: cannot create: {e}", path.display())
-            })?))
-        }
-        None => None,
     };
     let mut diag = LineWriter::new(term::Stderr, bar);
     let mut tick = |raw: u64| progress.tick(raw);
