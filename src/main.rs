@@ -186,6 +186,13 @@ struct Cli {
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
 
+    /// Read FILE as it grows, as `tail -F` does: through rotation (rename
+    /// and create, or truncation), until SIGINT or SIGTERM, which end the
+    /// run as the end of the input would (a second one exits at once).
+    /// Exactly one uncompressed FILE.
+    #[arg(long, help_heading = "Input")]
+    follow: bool,
+
     /// Input files; none, or `-`, reads stdin.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -292,8 +299,12 @@ fn run(cli: Cli) -> Result<u8, String> {
         print!("{}", rules_table());
         return Ok(0);
     }
-    let options = options(&cli)?;
-    let sources = sources(&cli)?;
+    let mut options = options(&cli)?;
+    let mut sources = sources(&cli)?;
+    if cli.follow {
+        sources = vec![follow_source(sources)?];
+        options.follow_stop = Some(stop_on_signals()?);
+    }
 
     let stdout = io::stdout();
     let mut out: Box<dyn Write> = match &cli.output {
@@ -624,4 +635,52 @@ fn progress_bar(sources: &[Source]) -> indicatif::ProgressBar {
     };
     bar.enable_steady_tick(std::time::Duration::from_millis(200));
     bar
+}
+
+/// `--follow`'s one input, checked now so that a wrong one is a usage error.
+fn follow_source(sources: Vec<Source>) -> Result<Source, String> {
+    let path = match sources.as_slice() {
+        [Source::Path(path)] => path.clone(),
+        [Source::Stdin] => {
+            return Err(
+                "--follow needs a FILE: stdin is read as it arrives without it \
+                 (`tail -F access.log | canonurl` works too)"
+                    .to_string(),
+            )
+        }
+        _ => {
+            return Err(format!(
+                "--follow follows exactly one FILE, not {} inputs",
+                sources.len()
+            ))
+        }
+    };
+    // Opened once to check it (exists, regular, not compressed); the run
+    // opens it again.
+    let check = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    canonurl::input::follow::FollowReader::new(&path, check)
+        .map_err(|e| format!("--follow {}: {e}", path.display()))?;
+    Ok(Source::Follow(path))
+}
+
+/// `--follow` runs until SIGINT or SIGTERM. The first sets the flag that
+/// ends the followed input, so the run drains and reports as at the end of
+/// a file; a second one exits at once (status 128 + signal, as the shell
+/// reports a death by signal), for a drain that cannot finish (an output
+/// nobody reads). signal-hook rather than a hand-written handler: its
+/// `flag` handlers do only async-signal-safe atomic stores, without unsafe
+/// code here, and it registers exactly the signals named (ctrlc's
+/// `termination` feature would take SIGHUP too). Without `--follow` no
+/// handler is installed: the signals kill the process, as they always did.
+fn stop_on_signals() -> Result<Arc<std::sync::atomic::AtomicBool>, String> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for signal in [SIGINT, SIGTERM] {
+        // The exit is registered first, so that it sees the flag as the
+        // previous signal left it.
+        signal_hook::flag::register_conditional_shutdown(signal, 128 + signal, Arc::clone(&stop))
+            .and_then(|_| signal_hook::flag::register(signal, Arc::clone(&stop)))
+            .map_err(|e| format!("--follow: cannot handle signal {signal}: {e}"))?;
+    }
+    Ok(stop)
 }
