@@ -10,8 +10,8 @@
 use std::io::{Read, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long any one wait may take: generous, the machine may be busy.
@@ -156,6 +156,25 @@ fn wait_exit(child: &mut Child) -> ExitStatus {
     }
 }
 
+/// Waits (bounded) for the first byte of `child`'s stdout, and returns the
+/// stdout, still open.
+fn first_byte(child: &mut Child) -> ChildStdout {
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut first = [0u8; 1];
+        let ok = stdout.read_exact(&mut first).is_ok();
+        let _ = tx.send((ok, stdout));
+    });
+    match rx.recv_timeout(WAIT) {
+        Ok((true, stdout)) => stdout,
+        _ => {
+            let _ = child.kill();
+            panic!("no output from canonurl");
+        }
+    }
+}
+
 /// The value of a `--stats` row (`  lines      28`).
 fn stat(err: &str, row: &str) -> Option<u64> {
     err.lines()
@@ -236,14 +255,25 @@ fn count_after_sigint_counts_every_line_written_across_a_rotation() {
         err.contains("access.log:1: relative reference")
     });
     append(&log, &lines(&["a", "b", "a", "a"]));
-    std::fs::rename(&log, dir.join("access.log.1")).unwrap();
+    let old = dir.join("access.log.1");
+    std::fs::rename(&log, &old).unwrap();
+    // Written to the old file after the rename, before the new file
+    // exists: read before the new file (which a reader that switched as soon
+    // as it saw the new file would miss).
+    append(&old, &lines(&["d"]));
     append(&log, &lines(&["c", "a", "c"]));
     // Everything was written before the signal: all of it is counted, the
     // new file too, whether or not the reader had seen the rotation yet.
     run.signal("INT");
     let status = run.exit();
     assert_eq!(status.code(), Some(0), "{status:?}\n{}", run.err());
-    let want = format!("{}\t4\n{}\t2\n{}\t1\n", url("a"), url("c"), url("b"));
+    let want = format!(
+        "{}\t4\n{}\t2\n{}\t1\n{}\t1\n",
+        url("a"),
+        url("c"),
+        url("b"),
+        url("d")
+    );
     assert_eq!(run.out(), want);
 }
 
@@ -326,9 +356,7 @@ fn a_second_signal_exits_at_once() {
         .expect("canonurl runs");
     // Its first output shows it runs (the handler is in place); then the
     // pipe is left full.
-    let mut stdout = child.stdout.take().unwrap();
-    let mut first = [0u8; 1];
-    stdout.read_exact(&mut first).unwrap();
+    let stdout = first_byte(&mut child);
     // Signals of one kind that arrive together count once: repeat until
     // one is taken as the second.
     let deadline = Instant::now() + WAIT;
@@ -360,13 +388,11 @@ fn without_follow_the_signals_kill_as_before() {
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(lines(&["1"]).as_bytes()).unwrap();
         stdin.flush().unwrap();
-        let mut stdout = child.stdout.take().unwrap();
-        let mut first = [0u8; 1];
-        stdout.read_exact(&mut first).unwrap();
+        let stdout = first_byte(&mut child);
         signal(child.id(), name);
         let status = wait_exit(&mut child);
         assert_eq!(status.signal(), Some(number), "SIG{name}: {status:?}");
-        drop(stdin);
+        drop((stdin, stdout));
     }
 }
 
