@@ -258,8 +258,7 @@ fn count_after_sigint_counts_every_line_written_across_a_rotation() {
     let old = dir.join("access.log.1");
     std::fs::rename(&log, &old).unwrap();
     // Written to the old file after the rename, before the new file
-    // exists: read before the new file (which a reader that switched as soon
-    // as it saw the new file would miss).
+    // exists: counted too (the old file is read to its end first).
     append(&old, &lines(&["d"]));
     append(&log, &lines(&["c", "a", "c"]));
     // Everything was written before the signal: all of it is counted, the
@@ -373,6 +372,33 @@ fn a_second_signal_exits_at_once() {
     };
     assert_eq!(status.code(), Some(128 + 15), "{status:?}");
     drop(stdout);
+}
+
+#[test]
+fn a_closed_output_ends_the_run() {
+    // `canonurl --follow FILE | head -1`: once the reader of the output is
+    // gone, the next write fails and the run ends (status 0, as for any
+    // closed stdout) instead of following the file for ever.
+    let dir = dir("closed-output");
+    let log = dir.join("access.log");
+    append(&log, &lines(&["1"]));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_canonurl"))
+        .args(["--follow", "-f", "plain", log.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("canonurl runs");
+    drop(first_byte(&mut child));
+    // Enough that the workers are still at it when the reader, having
+    // handed the lines out, goes back to waiting for the file to grow: the
+    // failed write must end that wait, not merely find the reader between
+    // two pieces.
+    let more: Vec<String> = (2..5000).map(|i| i.to_string()).collect();
+    let more: Vec<&str> = more.iter().map(String::as_str).collect();
+    append(&log, &lines(&more));
+    let status = wait_exit(&mut child);
+    assert_eq!(status.code(), Some(0), "{status:?}");
 }
 
 #[test]
