@@ -64,6 +64,32 @@ fn identity(_meta: &std::fs::Metadata) -> Identity {
 }
 
 /// A file read as it grows; see the [module docs](self).
+///
+/// ```
+/// use std::io::Read;
+/// use std::sync::atomic::{AtomicBool, Ordering};
+/// use std::sync::Arc;
+/// use canonurl::input::follow::FollowReader;
+///
+/// let dir = std::env::temp_dir().join("canonurl-doc-follow");
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let log = dir.join("access.log");
+/// std::fs::write(&log, "first\n").unwrap();
+/// let stop = Arc::new(AtomicBool::new(false));
+/// let mut reader = FollowReader::new(&log, Arc::clone(&stop)).unwrap();
+/// let mut buf = [0u8; 64];
+/// let n = reader.read(&mut buf).unwrap();
+/// assert_eq!(&buf[..n], b"first\n");
+/// // Rotated: renamed away, a new file created.
+/// std::fs::rename(&log, dir.join("access.log.1")).unwrap();
+/// std::fs::write(&log, "second\n").unwrap();
+/// // At the end of the old file the reader would wait for more; stopped,
+/// // it reads what is there (the new file too) and ends.
+/// stop.store(true, Ordering::Relaxed);
+/// let mut rest = String::new();
+/// reader.read_to_string(&mut rest).unwrap();
+/// assert_eq!(rest, "second\n");
+/// ```
 #[derive(Debug)]
 pub struct FollowReader {
     path: PathBuf,
