@@ -657,8 +657,7 @@ fn follow_source(sources: Vec<Source>) -> Result<Source, String> {
     };
     // Opened once to check it (exists, regular, not compressed); the run
     // opens it again.
-    let check = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    canonurl::input::follow::FollowReader::new(&path, check)
+    canonurl::input::follow::FollowReader::new(&path, Arc::default())
         .map_err(|e| format!("--follow {}: {e}", path.display()))?;
     Ok(Source::Follow(path))
 }
