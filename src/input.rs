@@ -16,6 +16,8 @@ use std::sync::Arc;
 
 use memchr::{memchr, memrchr};
 
+pub mod follow;
+
 /// Where lines come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -23,6 +25,11 @@ pub enum Source {
     Stdin,
     /// A file.
     Path(PathBuf),
+    /// A file read as it grows, through rotations, as `tail -F` reads it
+    /// (`--follow`): see [`follow`]. A separate kind of input rather than an
+    /// option, because it is read differently from its first byte (no size,
+    /// no end, no decompression) and only the reader needs to know.
+    Follow(PathBuf),
 }
 
 impl Source {
@@ -30,7 +37,7 @@ impl Source {
     pub fn name(&self) -> String {
         match self {
             Source::Stdin => "<stdin>".to_string(),
-            Source::Path(p) => p.display().to_string(),
+            Source::Path(p) | Source::Follow(p) => p.display().to_string(),
         }
     }
 }
@@ -109,10 +116,14 @@ const RAW_BUF_LEN: usize = 256 * 1024;
 /// An uncompressed input is returned as it is (the file or stdin, after the
 /// peeked `head`), so the chunker's reads go straight from the kernel into
 /// its buffers: no intermediate buffer, no copy.
+///
+/// A [`Source::Follow`] opened here is followed until the process ends;
+/// [`follow::open`] takes a flag that ends it.
 pub fn open(source: &Source, raw_read: Arc<AtomicU64>) -> io::Result<Input> {
     let (mut raw, size): (Box<dyn Read + Send>, Option<u64>) = match source {
         Source::Stdin => (Box::new(io::stdin()), None),
         Source::Path(path) => open_file(path)?,
+        Source::Follow(path) => return follow::open(path, Arc::default()),
     };
     let head = read_head(&mut raw, 4)?;
     let compression = Compression::sniff(&head);
@@ -278,6 +289,9 @@ impl Chunker {
         buf.clear();
         buf.append(&mut self.carry);
         let mut target = self.chunk_len;
+        // Streaming: whether `buf` holds a line end, so that a short read
+        // hands out the lines of earlier reads even when it brings none.
+        let mut has_line_end = self.streaming && memchr(b'\n', &buf).is_some();
         loop {
             if buf.len() >= target || self.eof || self.error.is_some() {
                 if let Some(p) = memrchr(b'\n', &buf) {
@@ -338,7 +352,8 @@ impl Chunker {
                 }
                 Ok(n) => {
                     buf.truncate(filled + n);
-                    if n < ask && memchr(b'\n', &buf[filled..]).is_some() {
+                    has_line_end = has_line_end || memchr(b'\n', &buf[filled..]).is_some();
+                    if n < ask && has_line_end {
                         let p = memrchr(b'\n', &buf).unwrap_or(0);
                         self.carry.extend_from_slice(&buf[p + 1..]);
                         buf.truncate(p + 1);
@@ -530,6 +545,49 @@ mod tests {
             Ok(Some(Piece::Fragment { line: 2, .. }))
         ));
         assert!(c.next_piece(Vec::new()).is_err());
+    }
+
+    #[test]
+    fn streaming_hands_out_earlier_lines_when_a_short_read_brings_none() {
+        // A full read of whole lines, then a short one of a line still
+        // being written: the whole lines go out before the next read (which,
+        // from a followed file or a pipe, may wait for a long time).
+        struct Script(Arc<AtomicU64>);
+        impl Read for Script {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let call = self.0.fetch_add(1, Ordering::Relaxed);
+                let data: &[u8] = match call {
+                    0 => {
+                        for pair in buf.chunks_mut(2) {
+                            pair.copy_from_slice(b"x\n");
+                        }
+                        return Ok(buf.len());
+                    }
+                    1 => b"par",
+                    2 => b"tial\n",
+                    _ => b"",
+                };
+                buf[..data.len()].copy_from_slice(data);
+                Ok(data.len())
+            }
+        }
+        let reads = Arc::new(AtomicU64::new(0));
+        let mut c = Chunker::new(Box::new(Script(Arc::clone(&reads))), 1 << 20, 4096);
+        c.set_streaming(true);
+        let Some(Piece::Lines { buf, lines, .. }) = c.next_piece(Vec::new()).unwrap() else {
+            panic!("lines expected");
+        };
+        assert_eq!(reads.load(Ordering::Relaxed), 2);
+        assert_eq!(lines as usize, PIPE_READ / 2);
+        assert_eq!(buf.len(), PIPE_READ);
+        let Some(Piece::Lines {
+            buf, first_line, ..
+        }) = c.next_piece(Vec::new()).unwrap()
+        else {
+            panic!("lines expected");
+        };
+        assert_eq!(buf, b"partial\n");
+        assert_eq!(first_line as usize, PIPE_READ / 2 + 1);
     }
 
     #[test]

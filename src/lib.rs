@@ -146,7 +146,8 @@
 //! ## Logs
 //!
 //! The command's machinery is public too, one module per stage of the data's
-//! path: [`input`] (open, decompress, cut into pieces of whole lines), [`log`]
+//! path: [`input`] (open, decompress, cut into pieces of whole lines;
+//! [`input::follow`] reads a growing, rotated file as `tail -F`), [`log`]
 //! (one extractor per log format: from a line to the parts of its request
 //! URL, with the logger's escaping undone; format detection), and
 //! [`pipeline`] (workers that build and canonicalize the URLs, the writer

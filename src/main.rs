@@ -72,6 +72,13 @@ struct Cli {
     #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_MAX_LINE, help_heading = "Input")]
     max_line_len: usize,
 
+    /// Read FILE as it grows, as `tail -F` does: through rotation (rename
+    /// and create, or truncation), until SIGINT or SIGTERM, which end the
+    /// run as the end of the input would (a second one exits at once).
+    /// Exactly one uncompressed FILE.
+    #[arg(long, help_heading = "Input")]
+    follow: bool,
+
     // ---- Format ----
     /// Log format of the inputs [default: auto].
     ///
@@ -481,8 +488,12 @@ fn run(cli: Cli) -> Result<u8, String> {
         print!("{}", rules_table());
         return Ok(0);
     }
-    let options = options(&cli)?;
-    let sources = sources(&cli)?;
+    let mut options = options(&cli)?;
+    let mut sources = sources(&cli)?;
+    if cli.follow {
+        sources = vec![follow_source(sources)?];
+        options.follow_stop = Some(stop_on_signals()?);
+    }
     // Files first: an error creating them is reported before any bar is drawn.
     let file_out = match &cli.output {
         Some(path) => Some(
@@ -880,4 +891,51 @@ fn path_from_bytes(bytes: &[u8]) -> PathBuf {
 #[cfg(not(unix))]
 fn path_from_bytes(bytes: &[u8]) -> PathBuf {
     PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// `--follow`'s one input, checked now so that a wrong one is a usage error.
+fn follow_source(sources: Vec<Source>) -> Result<Source, String> {
+    let path = match sources.as_slice() {
+        [Source::Path(path)] => path.clone(),
+        [Source::Stdin] => {
+            return Err(
+                "--follow needs a FILE: stdin is read as it arrives without it \
+                 (`tail -F access.log | canonurl` works too)"
+                    .to_string(),
+            )
+        }
+        _ => {
+            return Err(format!(
+                "--follow follows exactly one FILE, not {} inputs",
+                sources.len()
+            ))
+        }
+    };
+    // Opened once to check it (exists, regular, not compressed); the run
+    // opens it again.
+    canonurl::input::follow::FollowReader::new(&path, Arc::default())
+        .map_err(|e| format!("--follow {}: {e}", path.display()))?;
+    Ok(Source::Follow(path))
+}
+
+/// `--follow` runs until SIGINT or SIGTERM. The first sets the flag that
+/// ends the followed input, so the run drains and reports as at the end of
+/// a file; a second one exits at once (status 128 + signal, as the shell
+/// reports a death by signal), for a drain that cannot finish (an output
+/// nobody reads). signal-hook rather than a hand-written handler: its
+/// `flag` handlers do only async-signal-safe atomic stores, without unsafe
+/// code here, and it registers exactly the signals named (ctrlc's
+/// `termination` feature would take SIGHUP too). Without `--follow` no
+/// handler is installed: the signals kill the process, as they always did.
+fn stop_on_signals() -> Result<Arc<std::sync::atomic::AtomicBool>, String> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for signal in [SIGINT, SIGTERM] {
+        // The exit is registered first, so that it sees the flag as the
+        // previous signal left it.
+        signal_hook::flag::register_conditional_shutdown(signal, 128 + signal, Arc::clone(&stop))
+            .and_then(|_| signal_hook::flag::register(signal, Arc::clone(&stop)))
+            .map_err(|e| format!("--follow: cannot handle signal {signal}: {e}"))?;
+    }
+    Ok(stop)
 }

@@ -17,7 +17,7 @@ pub mod worker;
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -106,6 +106,17 @@ pub struct Options {
     pub max_diagnostics: usize,
     /// Write a header row of column names first (`--format tsv`).
     pub header: bool,
+    /// Ends a followed input ([`Source::Follow`]): once it is set, the
+    /// input is read to its current end and ends there, and the run finishes
+    /// as at the end of any input (the pieces in flight are written,
+    /// `--count` tables and the summary follow). A flag rather than a
+    /// method on a running pipeline, because it is set from a signal
+    /// handler (`--follow` sets it on SIGINT and SIGTERM), where only an
+    /// atomic store is allowed. `None`: followed until the output fails.
+    /// The run sets it too when the output fails (a closed pipe), so that
+    /// the reader, which may be waiting for the file to grow, ends.
+    /// Inputs that are not followed ignore it.
+    pub follow_stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for Options {
@@ -130,6 +141,7 @@ impl Default for Options {
             rejects: false,
             max_diagnostics: 20,
             header: false,
+            follow_stop: None,
         }
     }
 }
@@ -229,14 +241,18 @@ pub fn run(sources: &[Source], opts: &Options, sinks: Sinks<'_>) -> io::Result<S
         let _ = free_tx.send(Vec::new());
     }
     let raw_read = Arc::new(AtomicU64::new(0));
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop = Arc::new(AtomicBool::new(false));
+    let follow_stop = opts.follow_stop.clone().unwrap_or_default();
 
     std::thread::scope(|scope| {
         {
             let opts = Arc::clone(&opts);
             let raw_read = Arc::clone(&raw_read);
             let stop = Arc::clone(&stop);
-            scope.spawn(move || read_all(sources, &opts, job_tx, free_rx, raw_read, stop));
+            let follow_stop = Arc::clone(&follow_stop);
+            scope.spawn(move || {
+                read_all(sources, &opts, job_tx, free_rx, raw_read, stop, follow_stop)
+            });
         }
         for _ in 0..threads {
             let job_rx = job_rx.clone();
@@ -259,6 +275,7 @@ pub fn run(sources: &[Source], opts: &Options, sinks: Sinks<'_>) -> io::Result<S
         if result.is_err() {
             // Output failed: stop reading; workers drain and exit.
             stop.store(true, Ordering::Relaxed);
+            follow_stop.store(true, Ordering::Relaxed);
         }
         result
     })
@@ -271,7 +288,8 @@ fn read_all(
     jobs: Sender<Job>,
     free: Receiver<Vec<u8>>,
     raw_read: Arc<AtomicU64>,
-    stop: Arc<std::sync::atomic::AtomicBool>,
+    stop: Arc<AtomicBool>,
+    follow_stop: Arc<AtomicBool>,
 ) {
     let mut seq = 0u64;
     let send = |job: Job| jobs.send(job).is_ok();
@@ -304,7 +322,11 @@ fn read_all(
             error: None,
             stats: Stats::default(),
         };
-        let input = match input::open(source, Arc::clone(&raw_read)) {
+        let opened = match source {
+            Source::Follow(path) => input::follow::open(path, Arc::clone(&follow_stop)),
+            _ => input::open(source, Arc::clone(&raw_read)),
+        };
+        let input = match opened {
             Ok(i) => i,
             Err(e) => {
                 report.error = Some(format!("cannot open: {e}"));
