@@ -186,6 +186,28 @@ struct Cli {
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
 
+    /// With --count: only the N most frequent URLs (ties in first-seen order).
+    #[arg(long, value_name = "N", requires = "count", help_heading = "Output",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    top: Option<u64>,
+
+    /// With --count: only URLs counted at least N times.
+    #[arg(long, value_name = "N", requires = "count", help_heading = "Output")]
+    min_count: Option<u64>,
+
+    /// Memory for the distinct table of --unique/--count (`512M`, `2G`,
+    /// `1.5GiB`, bytes; K/M/G/T and KiB.. are 1024-based, KB/MB.. 1000-based);
+    /// past it the table is written to --temp-dir as sorted runs, merged at
+    /// the end. Default: a quarter of the machine's memory.
+    #[arg(long, value_name = "SIZE", help_heading = "Threads and memory",
+          value_parser = pipeline::distinct::parse_size)]
+    memory: Option<u64>,
+
+    /// Directory for the sorted runs of --memory (default: the system's
+    /// temporary directory, `TMPDIR` or `/tmp`).
+    #[arg(long, value_name = "DIR", help_heading = "Threads and memory")]
+    temp_dir: Option<PathBuf>,
+
     /// Input files; none, or `-`, reads stdin.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -339,6 +361,8 @@ fn run(cli: Cli) -> Result<u8, String> {
     }
     let summary = match result {
         Ok(s) => s,
+        // A temporary file of --memory's runs: the message names --temp-dir.
+        Err(e) if pipeline::is_spill_error(&e) => return Err(e.to_string()),
         // The reader of our output went away (`| head`): not an error.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(0),
         Err(e) => {
@@ -467,6 +491,13 @@ fn options(cli: &Cli) -> Result<Options, String> {
     if threads == 0 {
         return Err("--threads must be at least 1".to_string());
     }
+    if let Some(dir) = &cli.temp_dir {
+        match std::fs::metadata(dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return Err(format!("--temp-dir {}: not a directory", dir.display())),
+            Err(e) => return Err(format!("--temp-dir {}: {e}", dir.display())),
+        }
+    }
     Ok(Options {
         format: match cli.log_format {
             FormatChoice::Auto => None,
@@ -490,6 +521,10 @@ fn options(cli: &Cli) -> Result<Options, String> {
         threads,
         max_line: cli.max_line_len,
         rejects: cli.rejects.is_some(),
+        memory_limit: cli.memory,
+        temp_dir: cli.temp_dir.clone(),
+        top: cli.top,
+        min_count: cli.min_count,
         ..Options::default()
     })
 }
