@@ -187,12 +187,12 @@ struct Cli {
     output: Option<PathBuf>,
 
     /// With --count: only the N most frequent URLs (ties in first-seen order).
-    #[arg(long, value_name = "N", requires = "count", help_heading = "Output",
+    #[arg(long, value_name = "N", help_heading = "Output",
           value_parser = clap::value_parser!(u64).range(1..))]
     top: Option<u64>,
 
     /// With --count: only URLs counted at least N times.
-    #[arg(long, value_name = "N", requires = "count", help_heading = "Output")]
+    #[arg(long, value_name = "N", help_heading = "Output")]
     min_count: Option<u64>,
 
     /// Memory for the distinct table of --unique/--count (`512M`, `2G`,
@@ -490,6 +490,14 @@ fn options(cli: &Cli) -> Result<Options, String> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads == 0 {
         return Err("--threads must be at least 1".to_string());
+    }
+    if mode != Mode::Count && (cli.top.is_some() || cli.min_count.is_some()) {
+        let flag = if cli.top.is_some() {
+            "--top"
+        } else {
+            "--min-count"
+        };
+        return Err(format!("{flag} needs --count"));
     }
     if let Some(dir) = &cli.temp_dir {
         match std::fs::metadata(dir) {

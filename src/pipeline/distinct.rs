@@ -315,11 +315,13 @@ struct RunWriter<'a> {
 }
 
 impl<'a> RunWriter<'a> {
-    fn new(dir: &'a Path) -> io::Result<RunWriter<'a>> {
+    fn new(dir: &'a Path, limit: u64) -> io::Result<RunWriter<'a>> {
         let file =
             tempfile::tempfile_in(dir).map_err(|e| spill_error(dir, "create a run file", e))?;
+        // A buffer in proportion to the limit, within 8 and 256 KiB.
+        let buf = (limit / 8).clamp(8 << 10, 256 << 10) as usize;
         Ok(RunWriter {
-            w: BufWriter::with_capacity(256 * 1024, file),
+            w: BufWriter::with_capacity(buf, file),
             dir,
             bytes: 0,
         })
@@ -434,7 +436,7 @@ fn merge(
     while runs.len() > FAN_IN {
         let rest = runs.split_off(FAN_IN);
         let group = std::mem::replace(&mut runs, rest);
-        let mut w = RunWriter::new(dir)?;
+        let mut w = RunWriter::new(dir, limit)?;
         merge_once(group, order, dir, buf, merged, &mut |r| {
             w.push_rec(r)?;
             Ok(true)
@@ -593,7 +595,7 @@ impl Ranker {
             }
             // Still more than half full (N is large): out to a run.
             if self.used() > self.limit / 2 {
-                let mut w = RunWriter::new(dir)?;
+                let mut w = RunWriter::new(dir, self.limit)?;
                 for e in &self.entries {
                     let b = &self.bytes[e.start as usize..][..e.len as usize];
                     w.push(b, e.key, e.count, e.pos, 0)?;
@@ -662,7 +664,7 @@ impl Ranker {
         if let Some(n) = self.top {
             self.keep_first(n);
         }
-        let mut w = RunWriter::new(dir)?;
+        let mut w = RunWriter::new(dir, limit)?;
         for e in &self.entries {
             let b = &self.bytes[e.start as usize..][..e.len as usize];
             w.push(b, e.key, e.count, e.pos, 0)?;
@@ -810,19 +812,29 @@ impl Distinct {
     fn insert(&mut self, hash: u64, key: u64, field: u8, url: &[u8]) -> io::Result<()> {
         let need = url.len() + 1;
         let len = u32::try_from(need).map_err(|_| io::Error::other("URL over 4 GiB"))?;
-        if !self.entries.is_empty()
-            && (self.memory() + self.growth(need) > self.limit
-                || self.entries.len() >= u32::MAX as usize)
-        {
+        let mut plan = self.plan(need);
+        if !self.entries.is_empty() && (plan.is_none() || self.entries.len() >= u32::MAX as usize) {
             self.spill_table()?;
+            plan = self.plan(need);
         }
-        if self.bytes.len() + need > self.bytes.capacity() {
-            let cap = grown(self.bytes.capacity(), self.bytes.len() + need, 4096);
-            self.bytes.reserve_exact(cap - self.bytes.len());
+        // Even an empty table takes one URL, however long.
+        let (bytes_cap, entries_cap) = plan.unwrap_or_else(|| {
+            let (b, e) = (&self.bytes, &self.entries);
+            let bytes = match b.len() + need <= b.capacity() {
+                true => b.capacity(),
+                false => grown(b.capacity(), b.len() + need, 256),
+            };
+            let entries = match e.len() < e.capacity() {
+                true => e.capacity(),
+                false => grown(e.capacity(), e.len() + 1, 8),
+            };
+            (bytes, entries)
+        });
+        if bytes_cap > self.bytes.capacity() {
+            self.bytes.reserve_exact(bytes_cap - self.bytes.len());
         }
-        if self.entries.len() == self.entries.capacity() {
-            let cap = grown(self.entries.capacity(), self.entries.len() + 1, 64);
-            self.entries.reserve_exact(cap - self.entries.len());
+        if entries_cap > self.entries.capacity() {
+            self.entries.reserve_exact(entries_cap - self.entries.len());
         }
         let start = self.bytes.len() as u64;
         self.bytes.push(field);
@@ -844,22 +856,41 @@ impl Distinct {
         Ok(())
     }
 
-    /// Bytes that putting a new URL of `need` stored bytes in the table
-    /// would allocate (each container that must grow allocates its new
-    /// size while the old one is still there).
-    fn growth(&self, need: usize) -> u64 {
-        let mut g = 0;
-        if self.bytes.len() + need > self.bytes.capacity() {
-            g += grown(self.bytes.capacity(), self.bytes.len() + need, 4096);
-        }
-        if self.entries.len() == self.entries.capacity() {
-            g += grown(self.entries.capacity(), self.entries.len() + 1, 64) * size_of::<Entry>();
-        }
-        if self.table.len() == self.table.capacity() {
-            // hashbrown doubles its buckets (`u32` and a control byte each).
-            g += (2 * self.table.allocation_size()).max(64 * 5);
-        }
-        g as u64
+    /// The capacities of the bytes buffer and the entries for one more URL
+    /// of `need` stored bytes, or `None` when growing for it would go over
+    /// the limit. A container that must grow allocates its new size while
+    /// the old one is still there, so the new sizes must fit beside the
+    /// whole table: doubled when that fits, else by what fits, but by at
+    /// least an eighth (growing by less would copy the buffer too often).
+    /// hashbrown doubles its buckets (a `u32` and a control byte each).
+    fn plan(&self, need: usize) -> Option<(usize, usize)> {
+        let table = if self.table.len() == self.table.capacity() {
+            (2 * self.table.allocation_size()).max(16 * 5) as u64
+        } else {
+            0
+        };
+        let mut avail = self.limit.checked_sub(self.memory() + table)?;
+        let mut fit = |cap: usize, len: usize, add: usize, min: usize, size: usize| {
+            if len + add <= cap {
+                return Some(cap);
+            }
+            let most = usize::try_from(avail / size as u64).unwrap_or(usize::MAX);
+            let new = grown(cap, len + add, min).min(most);
+            if new < (len + add).max(cap + cap / 8) {
+                return None;
+            }
+            avail -= (new * size) as u64;
+            Some(new)
+        };
+        let entries = fit(
+            self.entries.capacity(),
+            self.entries.len(),
+            1,
+            8,
+            size_of::<Entry>(),
+        )?;
+        let bytes = fit(self.bytes.capacity(), self.bytes.len(), need, 256, 1)?;
+        Some((bytes, entries))
     }
 
     /// Writes the table as a sorted run and clears it.
@@ -868,7 +899,7 @@ impl Distinct {
         let stored = |e: &Entry| &bytes[e.start as usize..][..e.len as usize];
         self.entries
             .sort_unstable_by(|a, b| stored(a).cmp(stored(b)));
-        let mut w = RunWriter::new(&self.dir)?;
+        let mut w = RunWriter::new(&self.dir, self.limit)?;
         for e in &self.entries {
             w.push(stored(e), e.key, e.count, self.base + e.start, e.pending)?;
         }
@@ -886,6 +917,8 @@ impl Distinct {
         if self.memory() > self.limit {
             // Grown past the limit for one long URL: give the memory back.
             self.bytes = Vec::new();
+            self.entries = Vec::new();
+            self.table = HashTable::new();
         }
         Ok(())
     }
@@ -1026,4 +1059,339 @@ impl Distinct {
 /// The capacity a buffer grows to: doubled, at least `need` and `min`.
 fn grown(cap: usize, need: usize, min: usize) -> usize {
     cap.saturating_mul(2).max(need).max(min)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{HashMap, HashSet};
+
+    use xxhash_rust::xxh64::xxh64;
+
+    use super::*;
+    use crate::pipeline::stats::Summary;
+    use crate::pipeline::KEY_SEED;
+
+    /// One occurrence: field, URL, and for rule statistics the fingerprint
+    /// before the rules and the index of the rule that fired (if any).
+    type Occ = (u8, String, Option<(u64, usize)>);
+
+    fn opts(mode: Mode, limit: u64) -> Options {
+        Options {
+            mode,
+            memory_limit: Some(limit),
+            field: Field::Both,
+            ..Options::default()
+        }
+    }
+
+    fn mask(rule: Option<usize>) -> RuleMask {
+        let mut m = RuleMask::NONE;
+        if let Some(i) = rule {
+            m.insert(Rule::ALL[i]);
+        }
+        m
+    }
+
+    /// The table's output and summary for `occs`.
+    fn run(opts: &Options, occs: &[Occ]) -> (String, Summary) {
+        let mut d = Distinct::new(opts);
+        let mut out = Vec::new();
+        for (field, url, pre) in occs {
+            let key = xxh64(url.as_bytes(), KEY_SEED);
+            let pre = pre.map(|(p, r)| (p, mask(Some(r))));
+            d.add(&mut out, key, *field, url.as_bytes(), pre).unwrap();
+        }
+        let mut summary = Summary::default();
+        d.finish(&mut out, &mut summary).unwrap();
+        (String::from_utf8(out).unwrap(), summary)
+    }
+
+    /// What `--count`/`--unique` should write, computed the plain way: a
+    /// map of (field, URL) to count and first index, sorted.
+    fn oracle(mode: Mode, occs: &[Occ], top: Option<usize>, min: u64) -> String {
+        let mut seen: HashMap<(u8, &str), (u64, usize)> = HashMap::new();
+        for (i, (f, u, _)) in occs.iter().enumerate() {
+            seen.entry((*f, u.as_str())).or_insert((0, i)).0 += 1;
+        }
+        let mut rows: Vec<_> = seen.into_iter().collect();
+        match mode {
+            Mode::Count => rows.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.1 .1.cmp(&b.1 .1))),
+            _ => rows.sort_by_key(|r| r.1 .1),
+        }
+        let mut s = String::new();
+        let rows = rows.into_iter().filter(|r| r.1 .0 >= min);
+        for ((f, u), (n, _)) in rows.take(top.unwrap_or(usize::MAX)) {
+            let name = ["request", "referer"][f as usize];
+            match mode {
+                Mode::Count => s.push_str(&format!("{u}\t{n}\t{name}\n")),
+                _ => s.push_str(&format!("{u}\t{name}\n")),
+            }
+        }
+        s
+    }
+
+    /// A reproducible sequence of `n` occurrences over `distinct` URLs,
+    /// skewed so that counts differ and tie.
+    fn sequence(n: usize, distinct: u64, seed: u64) -> Vec<Occ> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let r = x >> 33;
+                let id = (r % distinct) * (r % 3) / 2;
+                let field = ((r >> 7) & 1) as u8;
+                (field, format!("http://h{}.example/p/{id}", id % 7), None)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("100000"), Ok(100_000));
+        assert_eq!(parse_size("64K"), Ok(64 << 10));
+        assert_eq!(parse_size("64k"), Ok(64 << 10));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_size("1T"), Ok(1 << 40));
+        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_size("2MB"), Ok(2_000_000));
+        assert_eq!(parse_size("10B"), Ok(10));
+        assert_eq!(parse_size("0.5K"), Ok(512));
+        for bad in [
+            "",
+            "0",
+            "0K",
+            "0.0001",
+            "-1",
+            "K",
+            ".",
+            "1.2.3",
+            "2X",
+            "1 G B",
+            "99999999999T",
+        ] {
+            assert!(parse_size(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn spilled_output_is_the_in_memory_output() {
+        // 1 byte: one URL a table (many runs: a shorter sequence); 2000: a
+        // few URLs a table; 20000: a few dozen.
+        for (limit, n) in [(1, 400), (2000, 3000), (20_000, 3000)] {
+            for seed in 1..5 {
+                let occs = sequence(n, 400, seed);
+                for mode in [Mode::Count, Mode::Unique] {
+                    let want = oracle(mode, &occs, None, 0);
+                    let (all, s) = run(&opts(mode, 1 << 30), &occs);
+                    assert_eq!(all, want, "in memory, {mode:?}");
+                    assert_eq!(s.spill.unwrap().table_spills, 0);
+                    let (spilled, s) = run(&opts(mode, limit), &occs);
+                    assert!(s.spill.unwrap().table_spills > 0, "limit {limit}");
+                    assert_eq!(spilled, want, "{mode:?}, limit {limit}, seed {seed}");
+                    assert_eq!(s.distinct, Some(want.lines().count() as u64));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_url_in_every_run() {
+        // With a 1-byte limit the table holds one URL: `a` is in every
+        // other run, and in runs far more than one merge pass (FAN_IN) apart.
+        let mut occs = Vec::new();
+        for i in 0..300 {
+            occs.push((0, "http://a/".to_string(), None));
+            occs.push((0, format!("http://b/{i}"), None));
+        }
+        for mode in [Mode::Count, Mode::Unique] {
+            let (out, s) = run(&opts(mode, 1), &occs);
+            let spill = s.spill.unwrap();
+            assert!(spill.table_spills >= 599, "{spill:?}");
+            assert!(spill.runs > spill.table_spills, "merge passes: {spill:?}");
+            assert_eq!(out, oracle(mode, &occs, None, 0));
+        }
+        let (out, _) = run(&opts(Mode::Count, 1), &occs);
+        assert!(out.starts_with("http://a/\t300\trequest\nhttp://b/0\t1\trequest\n"));
+    }
+
+    #[test]
+    fn ties_across_runs_keep_first_seen_order() {
+        // c, b, a each twice, in different runs; first seen c, b, a.
+        let occs: Vec<Occ> = ["c", "b", "a", "a", "b", "c", "d"]
+            .iter()
+            .map(|u| (0, format!("http://x/{u}"), None))
+            .collect();
+        let (out, s) = run(&opts(Mode::Count, 1), &occs);
+        assert!(s.spill.unwrap().table_spills > 0);
+        assert_eq!(
+            out,
+            "http://x/c\t2\trequest\nhttp://x/b\t2\trequest\nhttp://x/a\t2\trequest\nhttp://x/d\t1\trequest\n"
+        );
+    }
+
+    #[test]
+    fn unique_url_seen_before_and_after_a_spill() {
+        // `a` and `b` stream out before the first spill; after it `a`
+        // comes back (in a later table, not written again), `c` is new.
+        let occs: Vec<Occ> = ["a", "b", "a", "c", "b", "a", "d", "c"]
+            .iter()
+            .map(|u| (0, format!("http://x/{u}"), None))
+            .collect();
+        for limit in [1, 400] {
+            let (out, s) = run(&opts(Mode::Unique, limit), &occs);
+            assert!(s.spill.unwrap().table_spills > 0, "limit {limit}");
+            assert_eq!(
+                out,
+                "http://x/a\trequest\nhttp://x/b\trequest\nhttp://x/c\trequest\nhttp://x/d\trequest\n",
+                "limit {limit}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_field_is_part_of_the_key() {
+        let occs: Vec<Occ> = vec![
+            (1, "http://x/".into(), None),
+            (0, "http://x/".into(), None),
+            (1, "http://x/".into(), None),
+        ];
+        for limit in [1, 1 << 20] {
+            let (out, _) = run(&opts(Mode::Count, limit), &occs);
+            assert_eq!(out, "http://x/\t2\treferer\nhttp://x/\t1\trequest\n");
+        }
+    }
+
+    #[test]
+    fn top_and_min_count_with_and_without_spills() {
+        let long = sequence(5000, 700, 9);
+        for (top, min) in [
+            (Some(1), 0),
+            (Some(17), 0),
+            (Some(100_000), 0),
+            (None, 3),
+            (Some(5), 2),
+        ] {
+            for limit in [1, 3000, 1 << 30] {
+                // One URL a table: a shorter sequence.
+                let occs = &long[..if limit == 1 { 500 } else { 5000 }];
+                let want = oracle(Mode::Count, occs, top, min);
+                let o = Options {
+                    top: top.map(|t| t as u64),
+                    min_count: Some(min),
+                    ..opts(Mode::Count, limit)
+                };
+                let (out, _) = run(&o, occs);
+                assert_eq!(out, want, "top {top:?} min {min} limit {limit}");
+            }
+        }
+    }
+
+    #[test]
+    fn rule_merges_are_the_same_with_spills() {
+        // URL i%50 comes from pre-rule URL i%80 (so pre-rule URLs merge
+        // into one canonical URL), with rule i%3 firing.
+        let occs: Vec<Occ> = (0..2000u64)
+            .map(|i| {
+                let x = i.wrapping_mul(2654435761) % 1000;
+                (
+                    0,
+                    format!("http://x/{}", x % 50),
+                    Some((x % 80, (x % 3) as usize)),
+                )
+            })
+            .collect();
+        // The plain count: a pre-rule URL seen first, whose canonical URL
+        // was seen before, counts for its rule.
+        let mut want = [0u64; Rule::ALL.len()];
+        let mut pres = HashSet::new();
+        let mut urls = HashSet::new();
+        for (_, u, pre) in &occs {
+            let (p, r) = pre.unwrap();
+            if pres.insert(p) && urls.contains(u) {
+                want[r] += 1;
+            }
+            urls.insert(u.clone());
+        }
+        assert!(want.iter().sum::<u64>() > 0);
+        for limit in [1, 500, 1 << 30] {
+            let o = Options {
+                rule_merges: true,
+                ..opts(Mode::Count, limit)
+            };
+            let (_, s) = run(&o, &occs);
+            assert_eq!(s.stats.rules_merged, Some(want), "limit {limit}");
+            assert_eq!(s.stats.distinct_before_rules, Some(pres.len() as u64));
+        }
+    }
+
+    #[test]
+    fn merging_more_runs_than_the_fan_in_takes_passes() {
+        // 200 runs, run i holding URLs i..i+5 (sorted), count 1 each,
+        // position 1000 * i + j: URL u is in runs u-4..=u.
+        let dir = std::env::temp_dir();
+        let mut stats = SpillStats::default();
+        let mut runs = Vec::new();
+        for i in 0..200u64 {
+            let mut w = RunWriter::new(&dir, 1 << 20).unwrap();
+            for j in 0..5 {
+                let url = format!("\0http://x/{:05}", i + j);
+                w.push(url.as_bytes(), i + j, 1, 1000 * i + j, 0).unwrap();
+            }
+            runs.push(w.finish(&mut stats).unwrap());
+        }
+        assert_eq!(stats.runs, 200);
+        let mut merged = [0; Rule::ALL.len()];
+        let mut got = Vec::new();
+        merge(
+            runs,
+            Order::Url,
+            &dir,
+            1 << 20,
+            &mut stats,
+            &mut merged,
+            &mut |r| {
+                got.push((String::from_utf8(r.bytes.clone()).unwrap(), r.count, r.pos));
+                Ok(true)
+            },
+        )
+        .unwrap();
+        // Passes wrote runs of their own.
+        assert!(stats.runs > 200, "{stats:?}");
+        assert_eq!(got.len(), 204);
+        for (u, (url, count, pos)) in got.iter().enumerate() {
+            let u = u as u64;
+            assert_eq!(url, &format!("\0http://x/{u:05}"));
+            // In runs max(0, u-4)..=min(u, 199); first in the first of them.
+            let first = u.saturating_sub(4);
+            assert_eq!(*count, u.min(199) - first + 1, "{url}");
+            assert_eq!(*pos, 1000 * first + (u - first), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_missing_temp_dir_is_an_error_naming_it() {
+        let o = Options {
+            temp_dir: Some(PathBuf::from("/nonexistent/canonurl-test")),
+            ..opts(Mode::Count, 1)
+        };
+        let mut d = Distinct::new(&o);
+        let mut out = Vec::new();
+        d.add(&mut out, 1, 0, b"http://a/", None).unwrap();
+        let e = d.add(&mut out, 2, 0, b"http://b/", None).unwrap_err();
+        assert!(is_spill_error(&e));
+        assert!(e.to_string().contains("/nonexistent/canonurl-test"), "{e}");
+    }
+
+    #[test]
+    fn json_url_escapes_what_it_must() {
+        let mut v = Vec::new();
+        json_url(b"http://a/\"\\", &mut v);
+        assert_eq!(v, b"\"http://a/\\\"\\\\\"");
+        v.clear();
+        json_url(b"http://a/b", &mut v);
+        assert_eq!(v, b"\"http://a/b\"");
+    }
 }
