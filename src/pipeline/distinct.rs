@@ -412,10 +412,10 @@ impl RunReader {
     }
 }
 
-/// Read buffer of each run in a merge: the merge takes about as much as
-/// the table could, within 4 KiB and 1 MiB a run.
+/// Read buffer of each run in a merge: a quarter of the limit over
+/// [`FAN_IN`] runs, within 4 KiB and 1 MiB a run.
 fn read_buffer(limit: u64) -> usize {
-    (limit / (FAN_IN as u64 + 1)).clamp(4 << 10, 1 << 20) as usize
+    (limit / (4 * FAN_IN as u64)).clamp(4 << 10, 1 << 20) as usize
 }
 
 /// Merges `runs` in `order`, passing each record to `sink` (which returns
@@ -548,8 +548,10 @@ struct Ranked {
 }
 
 /// The merged records of the runs, put in output order: kept in memory up
-/// to the limit, then sorted and written as runs, merged at the end. With
-/// `--top N`, only the best N are kept when the memory is full.
+/// to half the limit (by length; the capacities stay within the limit),
+/// then sorted and written as runs, merged at the end. With `--top N`,
+/// only the best N are kept when that is reached, and a run is written
+/// only when those take more than a quarter of the limit.
 struct Ranker {
     order: Order,
     top: Option<u64>,
@@ -588,13 +590,15 @@ impl Ranker {
             start,
             len: r.bytes.len() as u32,
         });
-        if self.used() >= self.limit {
+        // Half the limit by length: the capacities, doubled on the way,
+        // stay within the limit.
+        if self.used() >= self.limit / 2 {
             self.sort();
             if let Some(n) = self.top {
                 self.keep_first(n);
             }
             // Still more than half full (N is large): out to a run.
-            if self.used() > self.limit / 2 {
+            if self.used() > self.limit / 4 {
                 let mut w = RunWriter::new(dir, self.limit)?;
                 for e in &self.entries {
                     let b = &self.bytes[e.start as usize..][..e.len as usize];
