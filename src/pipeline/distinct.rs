@@ -201,6 +201,19 @@ struct Rec {
     pending: u32,
 }
 
+impl Rec {
+    /// Becomes a copy of `r`, in its own buffer (no allocation once grown;
+    /// the derived `clone_from` would allocate a new buffer every time).
+    fn set(&mut self, r: &Rec) {
+        self.bytes.clear();
+        self.bytes.extend_from_slice(&r.bytes);
+        self.key = r.key;
+        self.count = r.count;
+        self.pos = r.pos;
+        self.pending = r.pending;
+    }
+}
+
 /// Orders of records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Order {
@@ -495,7 +508,7 @@ fn merge_once(
                 if held && !sink(&acc)? {
                     return Ok(());
                 }
-                acc.clone_from(r);
+                acc.set(r);
                 held = true;
             }
         } else if !sink(&cur[top])? {
