@@ -361,7 +361,7 @@ fn run(cli: Cli) -> Result<u8, String> {
     }
     let summary = match result {
         Ok(s) => s,
-        // A temporary file of --memory's runs: the message names --temp-dir.
+        // A temporary file of --memory's runs: the message names the directory.
         Err(e) if pipeline::is_spill_error(&e) => return Err(e.to_string()),
         // The reader of our output went away (`| head`): not an error.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(0),

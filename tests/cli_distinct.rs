@@ -347,6 +347,16 @@ fn runs_are_removed_and_a_missing_temp_dir_is_an_error() {
     let out = run(&["--count", "--memory", "64K", "--temp-dir", &m], &f);
     assert_exit(&out, 2, "missing --temp-dir");
     assert!(err(&out).contains(&m), "names the directory: {}", err(&out));
+    // The system's temporary directory when it is missing: found at the
+    // first spill, a fatal error naming it, nothing half-written.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_canonurl"))
+        .args(["--count", "--memory", "64K", &f[0]])
+        .env("TMPDIR", &missing)
+        .output()
+        .expect("run canonurl");
+    assert_exit(&out, 2, "missing TMPDIR");
+    assert!(err(&out).contains(&m), "names the directory: {}", err(&out));
+    assert!(out.stdout.is_empty(), "no rows before the failure");
     // A file is not a directory either.
     let out = run(&["--unique", "--temp-dir", &f[0]], &f);
     assert_exit(&out, 2, "--temp-dir FILE");

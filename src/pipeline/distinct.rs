@@ -149,7 +149,10 @@ fn spill_error(dir: &Path, what: &str, e: io::Error) -> io::Error {
     let kind = e.kind();
     io::Error::new(
         kind,
-        SpillError(format!("--temp-dir {}: cannot {what}: {e}", dir.display())),
+        SpillError(format!(
+            "temporary directory {}: cannot {what}: {e}",
+            dir.display()
+        )),
     )
 }
 

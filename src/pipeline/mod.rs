@@ -10,7 +10,9 @@
 //! of whole lines. Workers turn pieces into output bytes in parallel. The
 //! writer puts results back in input order and writes them. Buffers go round
 //! a fixed pool, so memory stays bounded whatever the input size: the reader
-//! waits for a free buffer when the writer falls behind.
+//! waits for a free buffer when the writer falls behind. With `--unique` and
+//! `--count` the writer hands each URL to the distinct table
+//! ([`distinct`]), which stays within `--memory` by spilling sorted runs.
 
 pub mod distinct;
 pub mod stats;
