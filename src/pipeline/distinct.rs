@@ -175,8 +175,10 @@ pub struct SpillStats {
 /// One distinct URL of the table.
 #[derive(Clone, Copy, Debug, Default)]
 struct Entry {
-    /// XXH64 of the URL (without the field byte): the output's key.
-    key: u64,
+    /// [`table_hash`] of the URL's key and its field: the hash table's
+    /// hash, kept so that growing the hash table reads no URL bytes (the
+    /// key is `table_hash(hash, field)` again).
+    hash: u64,
     count: u64,
     /// Offset of the field byte and URL in `Table::bytes`.
     start: u64,
@@ -188,7 +190,8 @@ struct Entry {
     pending: u32,
 }
 
-/// The hash of a (field, URL) in the table: the URL's key, told apart by field.
+/// The hash of a (field, URL) in the table: the URL's key, told apart by
+/// field. Its own inverse: `table_hash(table_hash(k, f), f) == k`.
 fn table_hash(key: u64, field: u8) -> u64 {
     key ^ u64::from(field).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
@@ -795,7 +798,7 @@ impl Distinct {
             .find(hash, |&i| {
                 let e = &entries[i as usize];
                 let stored = &bytes[e.start as usize..][..e.len as usize];
-                e.key == key
+                e.hash == hash
                     && stored.len() == url.len() + 1
                     && stored[0] == field
                     && &stored[1..] == url
@@ -807,7 +810,7 @@ impl Distinct {
                 false
             }
             None => {
-                self.insert(hash, key, field, url)?;
+                self.insert(hash, field, url)?;
                 if self.streaming {
                     write_row(
                         &mut self.row,
@@ -829,7 +832,7 @@ impl Distinct {
 
     /// Puts a new URL in the table, spilling the table first when growing
     /// it for the URL would take it over the limit.
-    fn insert(&mut self, hash: u64, key: u64, field: u8, url: &[u8]) -> io::Result<()> {
+    fn insert(&mut self, hash: u64, field: u8, url: &[u8]) -> io::Result<()> {
         let need = url.len() + 1;
         let len = u32::try_from(need).map_err(|_| io::Error::other("URL over 4 GiB"))?;
         let mut plan = self.plan(need);
@@ -861,17 +864,15 @@ impl Distinct {
         self.bytes.extend_from_slice(url);
         let i = self.entries.len() as u32;
         self.entries.push(Entry {
-            key,
+            hash,
             count: 1,
             start,
             len,
             pending: 0,
         });
-        let (entries, bytes) = (&self.entries, &self.bytes);
-        self.table.insert_unique(hash, i, |&j| {
-            let e = &entries[j as usize];
-            table_hash(e.key, bytes[e.start as usize])
-        });
+        let entries = &self.entries;
+        self.table
+            .insert_unique(hash, i, |&j| entries[j as usize].hash);
         self.spill.table_peak = self.spill.table_peak.max(self.memory());
         Ok(())
     }
@@ -921,7 +922,9 @@ impl Distinct {
             .sort_unstable_by(|a, b| stored(a).cmp(stored(b)));
         let mut w = RunWriter::new(&self.dir, self.limit)?;
         for e in &self.entries {
-            w.push(stored(e), e.key, e.count, self.base + e.start, e.pending)?;
+            let b = stored(e);
+            let key = table_hash(e.hash, b[0]);
+            w.push(b, key, e.count, self.base + e.start, e.pending)?;
         }
         self.runs.push(w.finish(&mut self.spill)?);
         self.spill.table_spills += 1;
@@ -1008,7 +1011,8 @@ impl Distinct {
         self.entries.sort_unstable_by(rank);
         for e in &self.entries {
             let stored = &self.bytes[e.start as usize..][..e.len as usize];
-            write_row(&mut self.row, self.fmt, out, stored, e.key, Some(e.count))?;
+            let key = table_hash(e.hash, stored[0]);
+            write_row(&mut self.row, self.fmt, out, stored, key, Some(e.count))?;
         }
         Ok(distinct)
     }
