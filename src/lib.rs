@@ -151,7 +151,8 @@
 //! (one extractor per log format: from a line to the parts of its request
 //! URL, with the logger's escaping undone; format detection), and
 //! [`pipeline`] (workers that build and canonicalize the URLs, the writer
-//! that keeps input order, statistics). [`pipeline::run`] is what the
+//! that keeps input order, the distinct table of `--unique`/`--count` that
+//! spills sorted runs to disk, statistics). [`pipeline::run`] is what the
 //! `canonurl` binary calls:
 //!
 //! ```

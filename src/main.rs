@@ -206,6 +206,15 @@ struct Cli {
     #[arg(long, help_heading = "Output")]
     count: bool,
 
+    /// With --count: only the N most frequent URLs (ties in first-seen order).
+    #[arg(long, value_name = "N", help_heading = "Output",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    top: Option<u64>,
+
+    /// With --count: only URLs counted at least N times.
+    #[arg(long, value_name = "N", help_heading = "Output")]
+    min_count: Option<u64>,
+
     /// Add each URL's 64-bit fingerprint after a tab.
     ///
     /// XXH64 with seed 42, as a signed decimal: equal to Spark SQL's
@@ -232,6 +241,19 @@ struct Cli {
         help_heading = "Threads and memory"
     )]
     threads: Option<usize>,
+
+    /// Memory for the distinct table of --unique/--count (`512M`, `2G`,
+    /// `1.5GiB`, bytes; K/M/G/T and KiB.. are 1024-based, KB/MB.. 1000-based);
+    /// past it the table is written to --temp-dir as sorted runs, merged at
+    /// the end. Default: a quarter of the machine's memory.
+    #[arg(long, value_name = "SIZE", help_heading = "Threads and memory",
+          value_parser = pipeline::distinct::parse_size)]
+    memory: Option<u64>,
+
+    /// Directory for the sorted runs of --memory (default: the system's
+    /// temporary directory, `TMPDIR` or `/tmp`).
+    #[arg(long, value_name = "DIR", help_heading = "Threads and memory")]
+    temp_dir: Option<PathBuf>,
 
     // ---- Diagnostics ----
     /// Print totals to stderr at the end.
@@ -550,6 +572,8 @@ fn run(cli: Cli) -> Result<u8, String> {
     progress.finish();
     let summary = match result {
         Ok(s) => s,
+        // A temporary file of --memory's runs: the message names the directory.
+        Err(e) if pipeline::is_spill_error(&e) => return Err(e.to_string()),
         // The reader of our output went away (`| head`): not an error.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(0),
         Err(e) => {
@@ -726,6 +750,21 @@ fn options(cli: &Cli) -> Result<Options, String> {
     if threads == 0 {
         return Err("--threads must be at least 1".to_string());
     }
+    if mode != Mode::Count && (cli.top.is_some() || cli.min_count.is_some()) {
+        let flag = if cli.top.is_some() {
+            "--top"
+        } else {
+            "--min-count"
+        };
+        return Err(format!("{flag} needs --count"));
+    }
+    if let Some(dir) = &cli.temp_dir {
+        match std::fs::metadata(dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return Err(format!("--temp-dir {}: not a directory", dir.display())),
+            Err(e) => return Err(format!("--temp-dir {}: {e}", dir.display())),
+        }
+    }
     Ok(Options {
         format: match cli.log_format {
             FormatChoice::Auto => None,
@@ -755,6 +794,10 @@ fn options(cli: &Cli) -> Result<Options, String> {
         } else {
             Options::default().max_diagnostics
         },
+        memory_limit: cli.memory,
+        temp_dir: cli.temp_dir.clone(),
+        top: cli.top,
+        min_count: cli.min_count,
         ..Options::default()
     })
 }

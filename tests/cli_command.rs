@@ -392,20 +392,38 @@ fn header_names_the_columns_as_json_lines_does() {
             );
         }
     }
-    for mode in ["--count", "--unique"] {
+    for (mode, field, expected) in [
+        ("--count", "request", &["url", "key", "count"][..]),
+        ("--unique", "request", &["url", "key"][..]),
+        ("--count", "both", &["url", "key", "count", "field"][..]),
+        ("--unique", "both", &["url", "key", "field"][..]),
+    ] {
         let out = ok(&run_canonurl(
-            &["--format", "tsv", "--header", mode, "-q", log],
+            &[
+                "--format", "tsv", "--header", mode, "--field", field, "-q", log,
+            ],
             b"",
         ));
         let mut lines = out.lines();
         let names: Vec<&str> = lines.next().unwrap().split('\t').collect();
-        let expected: &[&str] = if mode == "--count" {
-            &["url", "key", "count"]
-        } else {
-            &["url", "key"]
-        };
         assert_eq!(names, expected);
         assert!(lines.all(|l| l.split('\t').count() == names.len()));
+        // The names are the keys of the JSON Lines rows.
+        let jsonl = ok(&run_canonurl(
+            &["--format", "jsonl", mode, "--field", field, "-q", log],
+            b"",
+        ));
+        let first: serde_json::Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+        let mut keys: Vec<&str> = first
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut sorted = expected.to_vec();
+        keys.sort_unstable();
+        sorted.sort_unstable();
+        assert_eq!(keys, sorted, "{mode} --field {field}");
     }
 }
 

@@ -10,30 +10,34 @@
 //! of whole lines. Workers turn pieces into output bytes in parallel. The
 //! writer puts results back in input order and writes them. Buffers go round
 //! a fixed pool, so memory stays bounded whatever the input size: the reader
-//! waits for a free buffer when the writer falls behind.
+//! waits for a free buffer when the writer falls behind. With `--unique` and
+//! `--count` the writer hands each URL to the distinct table
+//! ([`distinct`]), which stays within `--memory` by spilling sorted runs.
 
+pub mod distinct;
 pub mod stats;
 pub mod worker;
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
-use hashbrown::HashTable;
-
-use crate::canon::rules::{Rule, RuleMask, RuleSet};
+use crate::canon::rules::RuleSet;
 use crate::canon::surt::SurtForm;
 use crate::input::{self, Chunker, Piece, Source};
 use crate::log::detect::detect;
 use crate::log::json::{JsonExtractor, JsonPaths, JsonPreset};
 use crate::log::{Field, LineError, LogFormat};
 use crate::{Base, Profile};
+use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
+use distinct::Distinct;
 use stats::{FileReport, Stats, Summary, Why};
 use worker::{PieceOut, Worker};
 
+pub use distinct::is_spill_error;
 pub use worker::{key, KEY_SEED};
 
 /// How records are written.
@@ -117,6 +121,17 @@ pub struct Options {
     /// the reader, which may be waiting for the file to grow, ends.
     /// Inputs that are not followed ignore it.
     pub follow_stop: Option<Arc<AtomicBool>>,
+    /// `--memory`: bytes the distinct table of `--unique`/`--count` may
+    /// take (URL bytes, entries, hash table) before it is written to
+    /// `temp_dir` as a sorted run; `None`: [`distinct::default_memory_limit`].
+    pub memory_limit: Option<u64>,
+    /// `--temp-dir`: where sorted runs go; `None`: the system's temporary
+    /// directory (`TMPDIR`, else `/tmp`).
+    pub temp_dir: Option<PathBuf>,
+    /// `--top N` (with `--count`): only the N most frequent URLs.
+    pub top: Option<u64>,
+    /// `--min-count N` (with `--count`): only URLs counted at least N times.
+    pub min_count: Option<u64>,
 }
 
 impl Default for Options {
@@ -142,6 +157,10 @@ impl Default for Options {
             max_diagnostics: 20,
             header: false,
             follow_stop: None,
+            memory_limit: None,
+            temp_dir: None,
+            top: None,
+            min_count: None,
         }
     }
 }
@@ -527,58 +546,6 @@ fn work(
     }
 }
 
-/// Distinct URLs for `--unique` and `--count`, stored back to back in one
-/// buffer (no allocation per URL), found through a table of indexes.
-#[derive(Default)]
-struct Distinct {
-    table: HashTable<usize>,
-    /// (key, start, end, count) per distinct URL, in first-seen order.
-    entries: Vec<(u64, usize, usize, u64)>,
-    bytes: Vec<u8>,
-}
-
-impl Distinct {
-    /// Counts `url`; true when it was not seen before.
-    fn add(&mut self, key: u64, url: &[u8]) -> bool {
-        let entries = &mut self.entries;
-        let bytes = &self.bytes;
-        if let Some(&i) = self.table.find(key, |&i| {
-            entries[i].0 == key && &bytes[entries[i].1..entries[i].2] == url
-        }) {
-            entries[i].3 += 1;
-            return false;
-        }
-        let start = self.bytes.len();
-        self.bytes.extend_from_slice(url);
-        let i = self.entries.len();
-        self.entries.push((key, start, self.bytes.len(), 1));
-        let entries = &self.entries;
-        self.table.insert_unique(key, i, |&j| entries[j].0);
-        true
-    }
-}
-
-/// Counts a merge: a URL whose form before the dedup rules (`pre`) is new,
-/// but whose canonical URL was seen already (`!new`), was merged into it by
-/// the rules that changed it.
-fn count_merge(
-    seen_pre: &mut HashTable<u64>,
-    merged: &mut [u64; Rule::ALL.len()],
-    new: bool,
-    pre: u64,
-    fired: RuleMask,
-) {
-    if seen_pre.find(pre, |&k| k == pre).is_some() {
-        return;
-    }
-    seen_pre.insert_unique(pre, pre, |&k| k);
-    if !new {
-        for r in fired.iter() {
-            merged[r as usize] += 1;
-        }
-    }
-}
-
 /// The writer, on the calling thread.
 #[allow(clippy::too_many_arguments)]
 fn write_all(
@@ -598,10 +565,7 @@ fn write_all(
     summary.rules = (!rules.is_empty()).then_some(rules);
     let mut waiting: BTreeMap<u64, Done> = BTreeMap::new();
     let mut next = 0u64;
-    let mut distinct = matches!(opts.mode, Mode::Unique | Mode::Count).then(Distinct::default);
-    // Fingerprints of the distinct URLs before the dedup rules, for merges.
-    let mut seen_pre: HashTable<u64> = HashTable::new();
-    let mut merged = [0u64; Rule::ALL.len()];
+    let mut distinct = matches!(opts.mode, Mode::Unique | Mode::Count).then(|| Distinct::new(opts));
     let mut described = 0usize;
     if opts.header && opts.output == OutputFormat::Tsv {
         sinks.out.write_all(worker::tsv_header(opts).as_bytes())?;
@@ -653,13 +617,8 @@ fn write_all(
                                 let end = start
                                     + memchr::memchr(b'\n', &result.out[start..]).unwrap_or(0);
                                 let url = &result.out[start..end];
-                                let new = d.add(k, url);
-                                if new && opts.mode == Mode::Unique {
-                                    write_distinct(opts, sinks.out, url, k, None)?;
-                                }
-                                if let Some(&(pre, fired)) = result.pre.get(i) {
-                                    count_merge(&mut seen_pre, &mut merged, new, pre, fired);
-                                }
+                                let field = result.fields.get(i).copied().unwrap_or(0);
+                                d.add(sinks.out, k, field, url, result.pre.get(i).copied())?;
                                 start = end + 1;
                             }
                         }
@@ -684,6 +643,7 @@ fn write_all(
                     result.out.clear();
                     result.keys.clear();
                     result.pre.clear();
+                    result.fields.clear();
                     result.rejects.clear();
                     result.stats = Stats::default();
                     let _ = out_free.send(result);
@@ -705,56 +665,10 @@ fn write_all(
             total_rejected - described as u64
         )?;
     }
-    if opts.rule_merges && distinct.is_some() {
-        summary.stats.rules_merged = Some(merged);
-        summary.stats.distinct_before_rules = Some(seen_pre.len() as u64);
-    }
     if let Some(d) = distinct {
-        summary.distinct = Some(d.entries.len() as u64);
-        if opts.mode == Mode::Count {
-            let mut order: Vec<usize> = (0..d.entries.len()).collect();
-            // Most frequent first; ties in first-seen order (the sort is stable).
-            order.sort_by(|&a, &b| d.entries[b].3.cmp(&d.entries[a].3));
-            for i in order {
-                let (k, s, e, n) = d.entries[i];
-                write_distinct(opts, sinks.out, &d.bytes[s..e], k, Some(n))?;
-            }
-        }
+        d.finish(sinks.out, &mut summary)?;
     }
     sinks.out.flush()?;
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
-}
-
-/// One line of `--unique`/`--count` output.
-fn write_distinct(
-    opts: &Options,
-    out: &mut dyn Write,
-    url: &[u8],
-    k: u64,
-    count: Option<u64>,
-) -> io::Result<()> {
-    let mut line = Vec::with_capacity(url.len() + 48);
-    match opts.output {
-        OutputFormat::Plain | OutputFormat::Tsv => {
-            line.extend_from_slice(url);
-            if opts.key || opts.output == OutputFormat::Tsv {
-                let _ = write!(line, "\t{}", k as i64);
-            }
-            if let Some(n) = count {
-                let _ = write!(line, "\t{n}");
-            }
-        }
-        OutputFormat::Jsonl => {
-            line.extend_from_slice(b"{\"url\":");
-            worker::json_bytes(url, &mut line);
-            let _ = write!(line, ",\"key\":{}", k as i64);
-            if let Some(n) = count {
-                let _ = write!(line, ",\"count\":{n}");
-            }
-            line.push(b'}');
-        }
-    }
-    line.push(b'\n');
-    out.write_all(&line)
 }

@@ -7,6 +7,8 @@ use crate::canon::rules::{Rule, RuleMask};
 use crate::log::{LineError, LogFormat, Skip};
 use crate::Reason;
 
+pub use super::distinct::SpillStats;
+
 /// Why a line was rejected: the log line itself, or the URL in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Why {
@@ -174,6 +176,8 @@ pub struct Summary {
     pub seconds: f64,
     /// The dedup rules on for some host, when any: the statistics list each.
     pub rules: Option<RuleMask>,
+    /// `--unique`/`--count`: the distinct table's memory and spills.
+    pub spill: Option<SpillStats>,
 }
 
 impl Summary {
@@ -223,6 +227,13 @@ impl Summary {
         }
         if let Some(d) = self.distinct {
             let _ = writeln!(t, "  distinct  {:>12}", d);
+        }
+        if let Some(p) = self.spill {
+            let _ = writeln!(
+                t,
+                "  spilled   {:>12}   runs, {} bytes (table peak {} of {} bytes, {} spills)",
+                p.runs, p.bytes, p.table_peak, p.memory_limit, p.table_spills
+            );
         }
         if let Some(on) = self.rules {
             let _ = writeln!(t, "  rules     {:>12}   URLs changed", s.rules_urls);
@@ -302,6 +313,16 @@ impl Summary {
                 let _ = write!(j, "\"distinct\":{d},");
             }
             None => j.push_str("\"distinct\":null,"),
+        }
+        match self.spill {
+            Some(p) => {
+                let _ = write!(
+                    j,
+                    "\"spill\":{{\"memory_limit\":{},\"table_peak\":{},\"table_spills\":{},\"runs\":{},\"bytes\":{}}},",
+                    p.memory_limit, p.table_peak, p.table_spills, p.runs, p.bytes
+                );
+            }
+            None => j.push_str("\"spill\":null,"),
         }
         match self.rules {
             Some(on) => {

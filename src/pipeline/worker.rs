@@ -107,6 +107,9 @@ pub struct PieceOut {
     /// For `--unique`/`--count` with rule statistics, per URL in `out`: the
     /// fingerprint of the URL before the dedup rules, and the rules that fired.
     pub pre: Vec<(u64, RuleMask)>,
+    /// For `--unique`/`--count`, per URL in `out`: its field, 0 for the
+    /// request and 1 for the referer of `--field both` (0 otherwise).
+    pub fields: Vec<u8>,
 }
 
 /// What else is known of one URL of a line.
@@ -483,12 +486,16 @@ impl Worker {
         let opts = &*self.opts;
         match opts.mode {
             Mode::Unique | Mode::Count => {
-                for s in slots {
+                // With `--field both` slot 0 is the request and 1 the
+                // referer (a `plain` input has one slot: a request).
+                let both = opts.field == Field::Both;
+                for (i, s) in slots.iter().enumerate() {
                     if let Slot::Url(a, b, e) = *s {
                         let url = &self.urls[a..b];
                         out.out.extend_from_slice(url);
                         out.out.push(b'\n');
                         out.keys.push(xxh64(url, KEY_SEED));
+                        out.fields.push(u8::from(both && i == 1));
                         if self.merges {
                             let x = self.extras[e];
                             out.pre.push((x.pre_key, x.fired));
@@ -635,6 +642,9 @@ pub(crate) fn tsv_header(opts: &Options) -> String {
             names.extend(["url", "key"]);
             if opts.mode == Mode::Count {
                 names.push("count");
+            }
+            if opts.field == Field::Both {
+                names.push("field");
             }
         }
         Mode::Records | Mode::Pipe => {

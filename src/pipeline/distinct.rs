@@ -1,0 +1,1421 @@
+//! The distinct table of `--unique` and `--count`: counting, spilling sorted
+//! runs to disk when the table reaches `--memory`, merging them back, and
+//! writing the distinct rows.
+//!
+//! ```text
+//! writer ──add(url)──▶ table (hash of indexes → entries → one bytes buffer)
+//!                        │ full: sort by (field, url), write a run, clear
+//!                        ▼
+//!                      runs ──k-way merge by (field, url): sum counts,
+//!                             keep the first position──▶ ranked (external
+//!                             sort by count/position) ──▶ rows
+//! ```
+//!
+//! Each URL is stored once, in one bytes buffer, as its field byte (0
+//! request, 1 referer) followed by its bytes. Its *position* is the offset of
+//! those bytes in the stream of all bytes ever put in the table (earlier
+//! tables' bytes plus its offset in this one). Since every URL is stored at
+//! least one byte long, and stored in the order first seen, positions
+//! increase strictly with first sight: the smallest position of a URL over
+//! all runs is where it was really first seen, and ordering by position is
+//! ordering by first sight. No occurrence number has to be kept per entry.
+//!
+//! Without a spill the output is the in-memory result: `--unique` writes each
+//! URL as it is first seen; `--count` sorts the entries by count, then
+//! position. With spills the output is the same bytes:
+//!
+//! - `--count`: the runs are merged (counts summed, smallest position kept)
+//!   and the merged records ordered by (count descending, position
+//!   ascending), through sorted runs again when they do not fit.
+//! - `--unique`: the URLs written while streaming before the first spill are
+//!   final (they were first seen then). After it the table stops streaming
+//!   (a URL new to the table may be in a run), and at the end the URLs whose
+//!   first position is past the streamed ones are written in position order.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::mem::size_of;
+use std::path::{Path, PathBuf};
+
+use hashbrown::HashTable;
+
+use super::{Mode, Options, OutputFormat};
+use crate::canon::rules::{Rule, RuleMask};
+use crate::log::Field;
+
+/// Names of the field column (`--field both`), by field byte.
+const FIELD_NAMES: [&str; 2] = ["request", "referer"];
+
+/// Runs merged at once: more are merged in passes, so open files and read
+/// buffers stay bounded.
+const FAN_IN: usize = 64;
+
+/// Default `--memory` where the machine's memory cannot be read: 1 GiB.
+const FALLBACK_MEMORY: u64 = 1 << 30;
+
+/// The default `--memory`: a quarter of the machine's memory (`MemTotal` in
+/// `/proc/meminfo`), at least 64 MiB; 1 GiB where it cannot be read.
+pub fn default_memory_limit() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some((kib * 1024 / 4).max(64 << 20))
+        })
+        .unwrap_or(FALLBACK_MEMORY)
+}
+
+/// Parses a size: a number (decimals allowed) and an optional unit, as GNU
+/// `sort -S`: `K`, `M`, `G`, `T` and `KiB`, `MiB`, `GiB`, `TiB` are binary
+/// (1024), `KB`, `MB`, `GB`, `TB` decimal (1000), `B` or nothing bytes. Units
+/// are case-insensitive. `512M`, `2G`, `1.5GiB`, `100000` are sizes; `0`,
+/// `-1`, `2X` are not.
+///
+/// ```
+/// use canonurl::pipeline::distinct::parse_size;
+/// assert_eq!(parse_size("512M"), Ok(512 << 20));
+/// assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+/// assert_eq!(parse_size("2GB"), Ok(2_000_000_000));
+/// assert!(parse_size("0").is_err());
+/// ```
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let bad =
+        || format!("{s:?} is not a size (bytes, or a number with K, M, G, T, KiB..TiB, KB..TB)");
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let unit = unit.trim().to_ascii_lowercase();
+    let scale: u64 = match unit.as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        _ => return Err(bad()),
+    };
+    if num.is_empty() || num.starts_with('.') && num.len() == 1 {
+        return Err(bad());
+    }
+    let bytes = if let Some((int, frac)) = num.split_once('.') {
+        let v: f64 = format!("{}.{frac}", if int.is_empty() { "0" } else { int })
+            .parse()
+            .map_err(|_| bad())?;
+        let b = (v * scale as f64).floor();
+        if b.is_nan() || b >= u64::MAX as f64 {
+            return Err(bad());
+        }
+        b as u64
+    } else {
+        num.parse::<u64>()
+            .ok()
+            .and_then(|n| n.checked_mul(scale))
+            .ok_or_else(bad)?
+    };
+    if bytes == 0 {
+        return Err(format!("{s:?}: the size must be more than 0 bytes"));
+    }
+    Ok(bytes)
+}
+
+/// An error of the temporary files: fatal, and its message names the
+/// directory. [`is_spill_error`] tells it from an output error.
+#[derive(Debug)]
+struct SpillError(String);
+
+impl fmt::Display for SpillError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpillError {}
+
+/// True for an error of `--temp-dir`'s files rather than of the output: its
+/// message is complete (it names the directory).
+pub fn is_spill_error(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|x| x.is::<SpillError>())
+}
+
+fn spill_error(dir: &Path, what: &str, e: io::Error) -> io::Error {
+    let kind = e.kind();
+    io::Error::new(
+        kind,
+        SpillError(format!(
+            "temporary directory {}: cannot {what}: {e}",
+            dir.display()
+        )),
+    )
+}
+
+/// What the spills did, for the statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpillStats {
+    /// The memory limit in force (bytes).
+    pub memory_limit: u64,
+    /// The most the table took (bytes buffer, entries, hash table).
+    pub table_peak: u64,
+    /// Times the full table was written out as a sorted run.
+    pub table_spills: u64,
+    /// Sorted runs written, all phases (table spills, merge passes, the
+    /// external sort of the merged records).
+    pub runs: u64,
+    /// Bytes written to temporary files.
+    pub bytes: u64,
+}
+
+/// One distinct URL of the table.
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    /// [`table_hash`] of the URL's key and its field: the hash table's
+    /// hash, kept so that growing the hash table reads no URL bytes (the
+    /// key is `table_hash(hash, field)` again).
+    hash: u64,
+    count: u64,
+    /// Offset of the field byte and URL in `Table::bytes`.
+    start: u64,
+    /// Field byte and URL.
+    len: u32,
+    /// Rule statistics: the rules that fired where this URL entered the
+    /// table, when the URL before the rules was new there (see
+    /// [`Distinct::count_merge`]).
+    pending: u32,
+}
+
+/// The hash of a (field, URL) in the table: the URL's key, told apart by
+/// field. Its own inverse: `table_hash(table_hash(k, f), f) == k`.
+fn table_hash(key: u64, field: u8) -> u64 {
+    key ^ u64::from(field).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// A record of a run (and of the merges): field byte and URL, its key, its
+/// count, its first position, its pending rules.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Rec {
+    bytes: Vec<u8>,
+    key: u64,
+    count: u64,
+    pos: u64,
+    pending: u32,
+}
+
+impl Rec {
+    /// Becomes a copy of `r`, in its own buffer (no allocation once grown;
+    /// the derived `clone_from` would allocate a new buffer every time).
+    fn set(&mut self, r: &Rec) {
+        self.bytes.clear();
+        self.bytes.extend_from_slice(&r.bytes);
+        self.key = r.key;
+        self.count = r.count;
+        self.pos = r.pos;
+        self.pending = r.pending;
+    }
+}
+
+/// Orders of records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    /// By field byte and URL bytes: the runs of the table.
+    Url,
+    /// By first position: `--unique`'s output.
+    Pos,
+    /// By count descending, then first position: `--count`'s output.
+    Rank,
+}
+
+impl Order {
+    fn cmp(self, a: &Rec, b: &Rec) -> Ordering {
+        self.cmp_parts(&a.bytes, a.count, a.pos, &b.bytes, b.count, b.pos)
+    }
+
+    fn cmp_parts(self, ab: &[u8], ac: u64, ap: u64, bb: &[u8], bc: u64, bp: u64) -> Ordering {
+        match self {
+            Order::Url => ab.cmp(bb),
+            Order::Pos => ap.cmp(&bp),
+            Order::Rank => bc.cmp(&ac).then(ap.cmp(&bp)),
+        }
+    }
+}
+
+/// How rows are written.
+#[derive(Clone, Copy, Debug)]
+struct RowFormat {
+    output: OutputFormat,
+    /// `--key` (plain output).
+    key: bool,
+    /// `--field both`: the field column.
+    field: bool,
+}
+
+/// Writes one row into `row` (cleared first) and then to `out`. `stored` is
+/// the field byte and the URL.
+fn write_row(
+    row: &mut Vec<u8>,
+    fmt: RowFormat,
+    out: &mut dyn Write,
+    stored: &[u8],
+    key: u64,
+    count: Option<u64>,
+) -> io::Result<()> {
+    let (field, url) = match stored.split_first() {
+        Some((&f, u)) => (FIELD_NAMES[usize::from(f.min(1))], u),
+        None => (FIELD_NAMES[0], stored),
+    };
+    row.clear();
+    match fmt.output {
+        OutputFormat::Plain | OutputFormat::Tsv => {
+            row.extend_from_slice(url);
+            if fmt.key || fmt.output == OutputFormat::Tsv {
+                let _ = write!(row, "\t{}", key as i64);
+            }
+            if let Some(n) = count {
+                let _ = write!(row, "\t{n}");
+            }
+            if fmt.field {
+                row.push(b'\t');
+                row.extend_from_slice(field.as_bytes());
+            }
+        }
+        OutputFormat::Jsonl => {
+            row.push(b'{');
+            if fmt.field {
+                let _ = write!(row, "\"field\":\"{field}\",");
+            }
+            row.extend_from_slice(b"\"url\":");
+            json_url(url, row);
+            let _ = write!(row, ",\"key\":{}", key as i64);
+            if let Some(n) = count {
+                let _ = write!(row, ",\"count\":{n}");
+            }
+            row.push(b'}');
+        }
+    }
+    row.push(b'\n');
+    out.write_all(row)
+}
+
+/// A URL as a JSON string: canonical URLs are printable ASCII, copied as
+/// they are; anything else goes the general (allocating) way.
+fn json_url(url: &[u8], out: &mut Vec<u8>) {
+    if url
+        .iter()
+        .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+    {
+        out.push(b'"');
+        out.extend_from_slice(url);
+        out.push(b'"');
+    } else {
+        super::worker::json_bytes(url, out);
+    }
+}
+
+/// A sorted run on disk: an unnamed temporary file (removed by the system
+/// when it is closed, whatever happens to the process).
+///
+/// Record format, little-endian: `u32` length, the field byte and URL, `u64`
+/// key, `u64` count, `u64` first position, `u32` pending rules.
+struct Run {
+    file: File,
+}
+
+/// Writes records into a new run.
+struct RunWriter<'a> {
+    w: BufWriter<File>,
+    dir: &'a Path,
+    bytes: u64,
+}
+
+impl<'a> RunWriter<'a> {
+    fn new(dir: &'a Path, limit: u64) -> io::Result<RunWriter<'a>> {
+        let file =
+            tempfile::tempfile_in(dir).map_err(|e| spill_error(dir, "create a run file", e))?;
+        // A buffer in proportion to the limit, within 8 and 256 KiB.
+        let buf = (limit / 8).clamp(8 << 10, 256 << 10) as usize;
+        Ok(RunWriter {
+            w: BufWriter::with_capacity(buf, file),
+            dir,
+            bytes: 0,
+        })
+    }
+
+    fn push(
+        &mut self,
+        bytes: &[u8],
+        key: u64,
+        count: u64,
+        pos: u64,
+        pending: u32,
+    ) -> io::Result<()> {
+        let len = u32::try_from(bytes.len()).map_err(|_| {
+            spill_error(self.dir, "write a run", io::Error::other("URL over 4 GiB"))
+        })?;
+        let mut fixed = [0u8; 28];
+        fixed[..8].copy_from_slice(&key.to_le_bytes());
+        fixed[8..16].copy_from_slice(&count.to_le_bytes());
+        fixed[16..24].copy_from_slice(&pos.to_le_bytes());
+        fixed[24..28].copy_from_slice(&pending.to_le_bytes());
+        let r = (|| {
+            self.w.write_all(&len.to_le_bytes())?;
+            self.w.write_all(bytes)?;
+            self.w.write_all(&fixed)
+        })();
+        r.map_err(|e| spill_error(self.dir, "write a run", e))?;
+        self.bytes += 4 + bytes.len() as u64 + 28;
+        Ok(())
+    }
+
+    fn push_rec(&mut self, r: &Rec) -> io::Result<()> {
+        self.push(&r.bytes, r.key, r.count, r.pos, r.pending)
+    }
+
+    /// Ends the run: flushed, and rewound for reading.
+    fn finish(self, stats: &mut SpillStats) -> io::Result<Run> {
+        let dir = self.dir;
+        let bytes = self.bytes;
+        let mut file = self
+            .w
+            .into_inner()
+            .map_err(|e| spill_error(dir, "write a run", e.into_error()))?;
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| spill_error(dir, "rewind a run", e))?;
+        stats.runs += 1;
+        stats.bytes += bytes;
+        Ok(Run { file })
+    }
+}
+
+/// Reads the records of a run back.
+struct RunReader {
+    r: BufReader<File>,
+}
+
+impl RunReader {
+    fn new(run: Run, buf: usize) -> RunReader {
+        RunReader {
+            r: BufReader::with_capacity(buf, run.file),
+        }
+    }
+
+    /// The next record into `rec`; false at the end of the run.
+    fn next(&mut self, rec: &mut Rec) -> io::Result<bool> {
+        if self.r.fill_buf()?.is_empty() {
+            return Ok(false);
+        }
+        let mut len = [0u8; 4];
+        self.r.read_exact(&mut len)?;
+        rec.bytes.clear();
+        rec.bytes.resize(u32::from_le_bytes(len) as usize, 0);
+        self.r.read_exact(&mut rec.bytes)?;
+        let mut fixed = [0u8; 28];
+        self.r.read_exact(&mut fixed)?;
+        let u64_at = |i: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&fixed[i..i + 8]);
+            u64::from_le_bytes(b)
+        };
+        rec.key = u64_at(0);
+        rec.count = u64_at(8);
+        rec.pos = u64_at(16);
+        let mut p = [0u8; 4];
+        p.copy_from_slice(&fixed[24..28]);
+        rec.pending = u32::from_le_bytes(p);
+        Ok(true)
+    }
+}
+
+/// Read buffer of each run in a merge: a quarter of the limit over
+/// [`FAN_IN`] runs, within 4 KiB and 1 MiB a run.
+fn read_buffer(limit: u64) -> usize {
+    (limit / (4 * FAN_IN as u64)).clamp(4 << 10, 1 << 20) as usize
+}
+
+/// Merges `runs` in `order`, passing each record to `sink` (which returns
+/// false to stop early). With `Order::Url` records of the same URL are
+/// combined: counts summed, the smallest position kept, and the pending
+/// rules of the others counted as merges into `merged`. More than
+/// [`FAN_IN`] runs are first merged into fewer runs, in passes.
+fn merge(
+    mut runs: Vec<Run>,
+    order: Order,
+    dir: &Path,
+    limit: u64,
+    stats: &mut SpillStats,
+    merged: &mut [u64; Rule::ALL.len()],
+    sink: &mut dyn FnMut(&Rec) -> io::Result<bool>,
+) -> io::Result<()> {
+    let buf = read_buffer(limit);
+    while runs.len() > FAN_IN {
+        let rest = runs.split_off(FAN_IN);
+        let group = std::mem::replace(&mut runs, rest);
+        let mut w = RunWriter::new(dir, limit)?;
+        merge_once(group, order, dir, buf, merged, &mut |r| {
+            w.push_rec(r)?;
+            Ok(true)
+        })?;
+        runs.push(w.finish(stats)?);
+    }
+    merge_once(runs, order, dir, buf, merged, sink)
+}
+
+/// One k-way merge (k ≤ [`FAN_IN`]) through a binary heap of run indexes.
+fn merge_once(
+    runs: Vec<Run>,
+    order: Order,
+    dir: &Path,
+    buf: usize,
+    merged: &mut [u64; Rule::ALL.len()],
+    sink: &mut dyn FnMut(&Rec) -> io::Result<bool>,
+) -> io::Result<()> {
+    let read_err = |e| spill_error(dir, "read a run", e);
+    let mut readers: Vec<RunReader> = runs.into_iter().map(|r| RunReader::new(r, buf)).collect();
+    let mut cur: Vec<Rec> = vec![Rec::default(); readers.len()];
+    let mut heap: Vec<usize> = Vec::with_capacity(readers.len());
+    for (i, r) in readers.iter_mut().enumerate() {
+        if r.next(&mut cur[i]).map_err(read_err)? {
+            heap.push(i);
+        }
+    }
+    let less = |cur: &[Rec], a: usize, b: usize| order.cmp(&cur[a], &cur[b]) == Ordering::Less;
+    for i in (0..heap.len() / 2).rev() {
+        sift_down(&mut heap, i, |a, b| less(&cur, a, b));
+    }
+    let combine = order == Order::Url;
+    // The record being combined (Order::Url), and whether it holds one.
+    let mut acc = Rec::default();
+    let mut held = false;
+    while let Some(&top) = heap.first() {
+        if combine {
+            let r = &cur[top];
+            if held && acc.bytes == r.bytes {
+                acc.count += r.count;
+                // The later of the two was not the URL's first sight:
+                // its pending rules merged it into a URL seen before.
+                let later = if r.pos < acc.pos {
+                    let p = acc.pending;
+                    acc.pos = r.pos;
+                    acc.pending = r.pending;
+                    acc.key = r.key;
+                    p
+                } else {
+                    r.pending
+                };
+                for rule in RuleMask(later).iter() {
+                    merged[rule as usize] += 1;
+                }
+            } else {
+                if held && !sink(&acc)? {
+                    return Ok(());
+                }
+                acc.set(r);
+                held = true;
+            }
+        } else if !sink(&cur[top])? {
+            return Ok(());
+        }
+        if readers[top].next(&mut cur[top]).map_err(read_err)? {
+            sift_down(&mut heap, 0, |a, b| less(&cur, a, b));
+        } else {
+            let last = heap.len() - 1;
+            heap.swap(0, last);
+            heap.pop();
+            sift_down(&mut heap, 0, |a, b| less(&cur, a, b));
+        }
+    }
+    if held {
+        sink(&acc)?;
+    }
+    Ok(())
+}
+
+/// Restores the heap order below `i` (`less(a, b)`: a comes first).
+fn sift_down(heap: &mut [usize], mut i: usize, less: impl Fn(usize, usize) -> bool) {
+    loop {
+        let l = 2 * i + 1;
+        if l >= heap.len() {
+            return;
+        }
+        let r = l + 1;
+        let c = if r < heap.len() && less(heap[r], heap[l]) {
+            r
+        } else {
+            l
+        };
+        if !less(heap[c], heap[i]) {
+            return;
+        }
+        heap.swap(i, c);
+        i = c;
+    }
+}
+
+/// A record kept for ordering (the external sort of the merged records).
+#[derive(Clone, Copy, Debug)]
+struct Ranked {
+    key: u64,
+    count: u64,
+    pos: u64,
+    start: u64,
+    len: u32,
+}
+
+/// The merged records of the runs, put in output order: kept in memory up
+/// to half the limit (by length; the capacities stay within the limit),
+/// then sorted and written as runs, merged at the end. With `--top N`,
+/// only the best N are kept when that is reached, and a run is written
+/// only when those take more than a quarter of the limit.
+struct Ranker {
+    order: Order,
+    top: Option<u64>,
+    limit: u64,
+    bytes: Vec<u8>,
+    entries: Vec<Ranked>,
+    runs: Vec<Run>,
+    scratch: Vec<u8>,
+}
+
+impl Ranker {
+    fn new(order: Order, top: Option<u64>, limit: u64) -> Ranker {
+        Ranker {
+            order,
+            top,
+            limit,
+            bytes: Vec::new(),
+            entries: Vec::new(),
+            runs: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Bytes held (by length: the capacities may be up to twice as much).
+    fn used(&self) -> u64 {
+        (self.bytes.len() + self.entries.len() * size_of::<Ranked>()) as u64
+    }
+
+    fn push(&mut self, r: &Rec, dir: &Path, stats: &mut SpillStats) -> io::Result<()> {
+        let start = self.bytes.len() as u64;
+        self.bytes.extend_from_slice(&r.bytes);
+        self.entries.push(Ranked {
+            key: r.key,
+            count: r.count,
+            pos: r.pos,
+            start,
+            len: r.bytes.len() as u32,
+        });
+        // Half the limit by length: the capacities, doubled on the way,
+        // stay within the limit.
+        if self.used() >= self.limit / 2 {
+            self.sort();
+            if let Some(n) = self.top {
+                self.keep_first(n);
+            }
+            // Still more than half full (N is large): out to a run.
+            if self.used() > self.limit / 4 {
+                let mut w = RunWriter::new(dir, self.limit)?;
+                for e in &self.entries {
+                    let b = &self.bytes[e.start as usize..][..e.len as usize];
+                    w.push(b, e.key, e.count, e.pos, 0)?;
+                }
+                self.runs.push(w.finish(stats)?);
+                self.entries.clear();
+                self.bytes.clear();
+            }
+        }
+        Ok(())
+    }
+
+    fn sort(&mut self) {
+        let (order, bytes) = (self.order, &self.bytes);
+        self.entries.sort_unstable_by(|a, b| {
+            let ab = &bytes[a.start as usize..][..a.len as usize];
+            let bb = &bytes[b.start as usize..][..b.len as usize];
+            order.cmp_parts(ab, a.count, a.pos, bb, b.count, b.pos)
+        });
+    }
+
+    /// Keeps the first `n` entries (sorted), and only their bytes.
+    fn keep_first(&mut self, n: u64) {
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        if self.entries.len() <= n {
+            return;
+        }
+        self.entries.truncate(n);
+        self.scratch.clear();
+        for e in &mut self.entries {
+            let s = self.scratch.len() as u64;
+            self.scratch
+                .extend_from_slice(&self.bytes[e.start as usize..][..e.len as usize]);
+            e.start = s;
+        }
+        std::mem::swap(&mut self.bytes, &mut self.scratch);
+        self.scratch.clear();
+    }
+
+    /// Writes the records in order (the first `top`).
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
+        mut self,
+        dir: &Path,
+        limit: u64,
+        stats: &mut SpillStats,
+        merged: &mut [u64; Rule::ALL.len()],
+        row: &mut Vec<u8>,
+        fmt: RowFormat,
+        count: bool,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let mut left = self.top.unwrap_or(u64::MAX);
+        self.sort();
+        if self.runs.is_empty() {
+            for e in &self.entries {
+                if left == 0 {
+                    break;
+                }
+                left -= 1;
+                let b = &self.bytes[e.start as usize..][..e.len as usize];
+                write_row(row, fmt, out, b, e.key, count.then_some(e.count))?;
+            }
+            return Ok(());
+        }
+        if let Some(n) = self.top {
+            self.keep_first(n);
+        }
+        let mut w = RunWriter::new(dir, limit)?;
+        for e in &self.entries {
+            let b = &self.bytes[e.start as usize..][..e.len as usize];
+            w.push(b, e.key, e.count, e.pos, 0)?;
+        }
+        self.runs.push(w.finish(stats)?);
+        let (order, runs) = (self.order, std::mem::take(&mut self.runs));
+        drop(self);
+        merge(runs, order, dir, limit, stats, merged, &mut |r| {
+            if left == 0 {
+                return Ok(false);
+            }
+            left -= 1;
+            write_row(row, fmt, out, &r.bytes, r.key, count.then_some(r.count))?;
+            Ok(true)
+        })
+    }
+}
+
+/// Distinct URLs for `--unique` and `--count`: the table, its runs on
+/// disk, and the rule-merge statistics.
+pub(super) struct Distinct {
+    mode: Mode,
+    fmt: RowFormat,
+    limit: u64,
+    dir: PathBuf,
+    top: Option<u64>,
+    min_count: u64,
+    /// Indexes into `entries`, by [`table_hash`].
+    table: HashTable<u32>,
+    /// Per distinct URL of this table, in first-seen order until sorted.
+    entries: Vec<Entry>,
+    /// Field byte and URL of each entry, back to back.
+    bytes: Vec<u8>,
+    /// Bytes of the earlier tables: the position of an entry is `base + start`.
+    base: u64,
+    /// `--unique`: URLs are written as they are first seen (until the first spill).
+    streaming: bool,
+    /// Positions below this were written while streaming.
+    streamed_end: u64,
+    runs: Vec<Run>,
+    spill: SpillStats,
+    /// Rule statistics: fingerprints of the distinct URLs before the rules,
+    /// and per rule the distinct URLs it merged into one seen before.
+    merges: bool,
+    seen_pre: HashTable<u64>,
+    merged: [u64; Rule::ALL.len()],
+    row: Vec<u8>,
+}
+
+impl Distinct {
+    pub(super) fn new(opts: &Options) -> Distinct {
+        let limit = opts
+            .memory_limit
+            .unwrap_or_else(default_memory_limit)
+            .max(1);
+        Distinct {
+            mode: opts.mode,
+            fmt: RowFormat {
+                output: opts.output,
+                key: opts.key,
+                field: opts.field == Field::Both,
+            },
+            limit,
+            dir: opts.temp_dir.clone().unwrap_or_else(std::env::temp_dir),
+            top: opts.top,
+            min_count: opts.min_count.unwrap_or(0),
+            table: HashTable::new(),
+            entries: Vec::new(),
+            bytes: Vec::new(),
+            base: 0,
+            streaming: opts.mode == Mode::Unique,
+            streamed_end: u64::MAX,
+            runs: Vec::new(),
+            spill: SpillStats {
+                memory_limit: limit,
+                ..SpillStats::default()
+            },
+            merges: opts.rule_merges,
+            seen_pre: HashTable::new(),
+            merged: [0; Rule::ALL.len()],
+            row: Vec::new(),
+        }
+    }
+
+    /// Memory of the table: bytes buffer, entries and hash table, as allocated.
+    fn memory(&self) -> u64 {
+        (self.bytes.capacity()
+            + self.entries.capacity() * size_of::<Entry>()
+            + self.table.allocation_size()) as u64
+    }
+
+    /// Counts `url` of `field` (0 request, 1 referer), whose XXH64 is
+    /// `key`; `pre` is the rule statistics' (fingerprint before the rules,
+    /// rules that fired). With `--unique` a URL seen first is written to
+    /// `out` while the table streams.
+    pub(super) fn add(
+        &mut self,
+        out: &mut dyn Write,
+        key: u64,
+        field: u8,
+        url: &[u8],
+        pre: Option<(u64, RuleMask)>,
+    ) -> io::Result<()> {
+        let hash = table_hash(key, field);
+        let (entries, bytes) = (&self.entries, &self.bytes);
+        let found = self
+            .table
+            .find(hash, |&i| {
+                let e = &entries[i as usize];
+                let stored = &bytes[e.start as usize..][..e.len as usize];
+                e.hash == hash
+                    && stored.len() == url.len() + 1
+                    && stored[0] == field
+                    && &stored[1..] == url
+            })
+            .copied();
+        let new = match found {
+            Some(i) => {
+                self.entries[i as usize].count += 1;
+                false
+            }
+            None => {
+                self.insert(hash, field, url)?;
+                if self.streaming {
+                    write_row(
+                        &mut self.row,
+                        self.fmt,
+                        out,
+                        &self.bytes[self.bytes.len() - url.len() - 1..],
+                        key,
+                        None,
+                    )?;
+                }
+                true
+            }
+        };
+        if let Some((pre, fired)) = pre {
+            self.count_merge(new, pre, fired);
+        }
+        Ok(())
+    }
+
+    /// Puts a new URL in the table, spilling the table first when growing
+    /// it for the URL would take it over the limit.
+    fn insert(&mut self, hash: u64, field: u8, url: &[u8]) -> io::Result<()> {
+        let need = url.len() + 1;
+        let len = u32::try_from(need).map_err(|_| io::Error::other("URL over 4 GiB"))?;
+        let mut plan = self.plan(need);
+        if !self.entries.is_empty() && (plan.is_none() || self.entries.len() >= u32::MAX as usize) {
+            self.spill_table()?;
+            plan = self.plan(need);
+        }
+        // Even an empty table takes one URL, however long.
+        let (bytes_cap, entries_cap) = plan.unwrap_or_else(|| {
+            let (b, e) = (&self.bytes, &self.entries);
+            let bytes = match b.len() + need <= b.capacity() {
+                true => b.capacity(),
+                false => grown(b.capacity(), b.len() + need, 256),
+            };
+            let entries = match e.len() < e.capacity() {
+                true => e.capacity(),
+                false => grown(e.capacity(), e.len() + 1, 8),
+            };
+            (bytes, entries)
+        });
+        if bytes_cap > self.bytes.capacity() {
+            self.bytes.reserve_exact(bytes_cap - self.bytes.len());
+        }
+        if entries_cap > self.entries.capacity() {
+            self.entries.reserve_exact(entries_cap - self.entries.len());
+        }
+        let start = self.bytes.len() as u64;
+        self.bytes.push(field);
+        self.bytes.extend_from_slice(url);
+        let i = self.entries.len() as u32;
+        self.entries.push(Entry {
+            hash,
+            count: 1,
+            start,
+            len,
+            pending: 0,
+        });
+        let entries = &self.entries;
+        self.table
+            .insert_unique(hash, i, |&j| entries[j as usize].hash);
+        self.spill.table_peak = self.spill.table_peak.max(self.memory());
+        Ok(())
+    }
+
+    /// The capacities of the bytes buffer and the entries for one more URL
+    /// of `need` stored bytes, or `None` when growing for it would go over
+    /// the limit. A container that must grow allocates its new size while
+    /// the old one is still there, so the new sizes must fit beside the
+    /// whole table: doubled when that fits, else by what fits, but by at
+    /// least an eighth (growing by less would copy the buffer too often).
+    /// hashbrown doubles its buckets (a `u32` and a control byte each).
+    fn plan(&self, need: usize) -> Option<(usize, usize)> {
+        let table = if self.table.len() == self.table.capacity() {
+            (2 * self.table.allocation_size()).max(16 * 5) as u64
+        } else {
+            0
+        };
+        let mut avail = self.limit.checked_sub(self.memory() + table)?;
+        let mut fit = |cap: usize, len: usize, add: usize, min: usize, size: usize| {
+            if len + add <= cap {
+                return Some(cap);
+            }
+            let most = usize::try_from(avail / size as u64).unwrap_or(usize::MAX);
+            let new = grown(cap, len + add, min).min(most);
+            if new < (len + add).max(cap + cap / 8) {
+                return None;
+            }
+            avail -= (new * size) as u64;
+            Some(new)
+        };
+        let entries = fit(
+            self.entries.capacity(),
+            self.entries.len(),
+            1,
+            8,
+            size_of::<Entry>(),
+        )?;
+        let bytes = fit(self.bytes.capacity(), self.bytes.len(), need, 256, 1)?;
+        Some((bytes, entries))
+    }
+
+    /// Writes the table as a sorted run and clears it.
+    fn spill_table(&mut self) -> io::Result<()> {
+        let bytes = &self.bytes;
+        let stored = |e: &Entry| &bytes[e.start as usize..][..e.len as usize];
+        self.entries
+            .sort_unstable_by(|a, b| stored(a).cmp(stored(b)));
+        let mut w = RunWriter::new(&self.dir, self.limit)?;
+        for e in &self.entries {
+            let b = stored(e);
+            let key = table_hash(e.hash, b[0]);
+            w.push(b, key, e.count, self.base + e.start, e.pending)?;
+        }
+        self.runs.push(w.finish(&mut self.spill)?);
+        self.spill.table_spills += 1;
+        if self.streaming {
+            // From now on a URL new to the table may be in a run.
+            self.streaming = false;
+            self.streamed_end = self.base + self.bytes.len() as u64;
+        }
+        self.base += self.bytes.len() as u64;
+        self.entries.clear();
+        self.bytes.clear();
+        self.table.clear();
+        if self.memory() > self.limit {
+            // Grown past the limit for one long URL: give the memory back.
+            self.bytes = Vec::new();
+            self.entries = Vec::new();
+            self.table = HashTable::new();
+        }
+        Ok(())
+    }
+
+    /// Rule statistics: a URL whose form before the rules (`pre`) is new,
+    /// but whose canonical URL was seen already, was merged into it by the
+    /// rules that changed it. "Seen already" is known now when the table
+    /// has the URL (`!new`); when the table has just taken it, the rules
+    /// are kept with the entry, and counted if a run shows the URL was seen
+    /// before (see [`merge_once`]).
+    fn count_merge(&mut self, new: bool, pre: u64, fired: RuleMask) {
+        if self.seen_pre.find(pre, |&k| k == pre).is_some() {
+            return;
+        }
+        self.seen_pre.insert_unique(pre, pre, |&k| k);
+        if !new {
+            for r in fired.iter() {
+                self.merged[r as usize] += 1;
+            }
+        } else if let Some(e) = self.entries.last_mut() {
+            e.pending = fired.0;
+        }
+    }
+
+    /// Writes what is left to write (`--count`'s rows; `--unique`'s rows
+    /// not streamed) and fills the summary's distinct counts and statistics.
+    pub(super) fn finish(
+        mut self,
+        out: &mut dyn Write,
+        summary: &mut super::Summary,
+    ) -> io::Result<()> {
+        let distinct = if self.runs.is_empty() {
+            self.finish_in_memory(out)?
+        } else {
+            self.finish_spilled(out)?
+        };
+        summary.distinct = Some(distinct);
+        summary.spill = Some(self.spill);
+        if self.merges {
+            summary.stats.rules_merged = Some(self.merged);
+            summary.stats.distinct_before_rules = Some(self.seen_pre.len() as u64);
+        }
+        Ok(())
+    }
+
+    /// No spill: the table is the whole result.
+    fn finish_in_memory(&mut self, out: &mut dyn Write) -> io::Result<u64> {
+        let distinct = self.entries.len() as u64;
+        if self.mode != Mode::Count {
+            return Ok(distinct);
+        }
+        self.table = HashTable::new();
+        let min = self.min_count;
+        self.entries.retain(|e| e.count >= min);
+        // Most frequent first; ties in first-seen order, which is the order
+        // of the bytes.
+        let rank = |a: &Entry, b: &Entry| b.count.cmp(&a.count).then(a.start.cmp(&b.start));
+        if let Some(n) = self.top {
+            let n = usize::try_from(n).unwrap_or(usize::MAX);
+            if n < self.entries.len() {
+                if n > 0 {
+                    self.entries.select_nth_unstable_by(n - 1, rank);
+                }
+                self.entries.truncate(n);
+            }
+        }
+        self.entries.sort_unstable_by(rank);
+        for e in &self.entries {
+            let stored = &self.bytes[e.start as usize..][..e.len as usize];
+            let key = table_hash(e.hash, stored[0]);
+            write_row(&mut self.row, self.fmt, out, stored, key, Some(e.count))?;
+        }
+        Ok(distinct)
+    }
+
+    /// Spilled: the rest of the table goes out as a run too, the runs are
+    /// merged by URL, and the merged records are ordered for output.
+    fn finish_spilled(&mut self, out: &mut dyn Write) -> io::Result<u64> {
+        if !self.entries.is_empty() {
+            self.spill_table()?;
+        }
+        self.table = HashTable::new();
+        self.entries = Vec::new();
+        self.bytes = Vec::new();
+        let count = self.mode == Mode::Count;
+        let (order, top) = if count {
+            (Order::Rank, self.top)
+        } else {
+            (Order::Pos, None)
+        };
+        let mut ranker = Ranker::new(order, top, self.limit);
+        let mut distinct = 0u64;
+        let (min, streamed_end, dir, limit) = (
+            self.min_count,
+            self.streamed_end,
+            self.dir.clone(),
+            self.limit,
+        );
+        let runs = std::mem::take(&mut self.runs);
+        let stats = &mut self.spill;
+        let mut ranker_stats = SpillStats::default();
+        merge(
+            runs,
+            Order::Url,
+            &dir,
+            limit,
+            stats,
+            &mut self.merged,
+            &mut |r| {
+                distinct += 1;
+                let keep = if count {
+                    r.count >= min
+                } else {
+                    r.pos >= streamed_end
+                };
+                if keep {
+                    ranker.push(r, &dir, &mut ranker_stats)?;
+                }
+                Ok(true)
+            },
+        )?;
+        let mut none = [0u64; Rule::ALL.len()];
+        ranker.finish(
+            &dir,
+            limit,
+            &mut ranker_stats,
+            &mut none,
+            &mut self.row,
+            self.fmt,
+            count,
+            out,
+        )?;
+        self.spill.runs += ranker_stats.runs;
+        self.spill.bytes += ranker_stats.bytes;
+        Ok(distinct)
+    }
+}
+
+/// The capacity a buffer grows to: doubled, at least `need` and `min`.
+fn grown(cap: usize, need: usize, min: usize) -> usize {
+    cap.saturating_mul(2).max(need).max(min)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{HashMap, HashSet};
+
+    use xxhash_rust::xxh64::xxh64;
+
+    use super::*;
+    use crate::pipeline::stats::Summary;
+    use crate::pipeline::KEY_SEED;
+
+    /// One occurrence: field, URL, and for rule statistics the fingerprint
+    /// before the rules and the index of the rule that fired (if any).
+    type Occ = (u8, String, Option<(u64, usize)>);
+
+    fn opts(mode: Mode, limit: u64) -> Options {
+        Options {
+            mode,
+            memory_limit: Some(limit),
+            field: Field::Both,
+            ..Options::default()
+        }
+    }
+
+    fn mask(rule: Option<usize>) -> RuleMask {
+        let mut m = RuleMask::NONE;
+        if let Some(i) = rule {
+            m.insert(Rule::ALL[i]);
+        }
+        m
+    }
+
+    /// The table's output and summary for `occs`.
+    fn run(opts: &Options, occs: &[Occ]) -> (String, Summary) {
+        let mut d = Distinct::new(opts);
+        let mut out = Vec::new();
+        for (field, url, pre) in occs {
+            let key = xxh64(url.as_bytes(), KEY_SEED);
+            let pre = pre.map(|(p, r)| (p, mask(Some(r))));
+            d.add(&mut out, key, *field, url.as_bytes(), pre).unwrap();
+        }
+        let mut summary = Summary::default();
+        d.finish(&mut out, &mut summary).unwrap();
+        (String::from_utf8(out).unwrap(), summary)
+    }
+
+    /// What `--count`/`--unique` should write, computed the plain way: a
+    /// map of (field, URL) to count and first index, sorted.
+    fn oracle(mode: Mode, occs: &[Occ], top: Option<usize>, min: u64) -> String {
+        let mut seen: HashMap<(u8, &str), (u64, usize)> = HashMap::new();
+        for (i, (f, u, _)) in occs.iter().enumerate() {
+            seen.entry((*f, u.as_str())).or_insert((0, i)).0 += 1;
+        }
+        let mut rows: Vec<_> = seen.into_iter().collect();
+        match mode {
+            Mode::Count => rows.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.1 .1.cmp(&b.1 .1))),
+            _ => rows.sort_by_key(|r| r.1 .1),
+        }
+        let mut s = String::new();
+        let rows = rows.into_iter().filter(|r| r.1 .0 >= min);
+        for ((f, u), (n, _)) in rows.take(top.unwrap_or(usize::MAX)) {
+            let name = ["request", "referer"][f as usize];
+            match mode {
+                Mode::Count => s.push_str(&format!("{u}\t{n}\t{name}\n")),
+                _ => s.push_str(&format!("{u}\t{name}\n")),
+            }
+        }
+        s
+    }
+
+    /// A reproducible sequence of `n` occurrences over `distinct` URLs,
+    /// skewed so that counts differ and tie.
+    fn sequence(n: usize, distinct: u64, seed: u64) -> Vec<Occ> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let r = x >> 33;
+                let id = (r % distinct) * (r % 3) / 2;
+                let field = ((r >> 7) & 1) as u8;
+                (field, format!("http://h{}.example/p/{id}", id % 7), None)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("100000"), Ok(100_000));
+        assert_eq!(parse_size("64K"), Ok(64 << 10));
+        assert_eq!(parse_size("64k"), Ok(64 << 10));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_size("1T"), Ok(1 << 40));
+        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_size("2MB"), Ok(2_000_000));
+        assert_eq!(parse_size("10B"), Ok(10));
+        assert_eq!(parse_size("0.5K"), Ok(512));
+        for bad in [
+            "",
+            "0",
+            "0K",
+            "0.0001",
+            "-1",
+            "K",
+            ".",
+            "1.2.3",
+            "2X",
+            "1 G B",
+            "99999999999T",
+        ] {
+            assert!(parse_size(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn spilled_output_is_the_in_memory_output() {
+        // 1 byte: one URL a table (many runs: a shorter sequence); 2000: a
+        // few URLs a table; 20000: a few dozen.
+        for (limit, n) in [(1, 400), (2000, 3000), (20_000, 3000)] {
+            for seed in 1..5 {
+                let occs = sequence(n, 400, seed);
+                for mode in [Mode::Count, Mode::Unique] {
+                    let want = oracle(mode, &occs, None, 0);
+                    let (all, s) = run(&opts(mode, 1 << 30), &occs);
+                    assert_eq!(all, want, "in memory, {mode:?}");
+                    assert_eq!(s.spill.unwrap().table_spills, 0);
+                    let (spilled, s) = run(&opts(mode, limit), &occs);
+                    assert!(s.spill.unwrap().table_spills > 0, "limit {limit}");
+                    assert_eq!(spilled, want, "{mode:?}, limit {limit}, seed {seed}");
+                    assert_eq!(s.distinct, Some(want.lines().count() as u64));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_url_in_every_run() {
+        // With a 1-byte limit the table holds one URL: `a` is in every
+        // other run, and in runs far more than one merge pass (FAN_IN) apart.
+        let mut occs = Vec::new();
+        for i in 0..300 {
+            occs.push((0, "http://a/".to_string(), None));
+            occs.push((0, format!("http://b/{i}"), None));
+        }
+        for mode in [Mode::Count, Mode::Unique] {
+            let (out, s) = run(&opts(mode, 1), &occs);
+            let spill = s.spill.unwrap();
+            assert!(spill.table_spills >= 599, "{spill:?}");
+            assert!(spill.runs > spill.table_spills, "merge passes: {spill:?}");
+            assert_eq!(out, oracle(mode, &occs, None, 0));
+        }
+        let (out, _) = run(&opts(Mode::Count, 1), &occs);
+        assert!(out.starts_with("http://a/\t300\trequest\nhttp://b/0\t1\trequest\n"));
+    }
+
+    #[test]
+    fn ties_across_runs_keep_first_seen_order() {
+        // c, b, a each twice, in different runs; first seen c, b, a.
+        let occs: Vec<Occ> = ["c", "b", "a", "a", "b", "c", "d"]
+            .iter()
+            .map(|u| (0, format!("http://x/{u}"), None))
+            .collect();
+        let (out, s) = run(&opts(Mode::Count, 1), &occs);
+        assert!(s.spill.unwrap().table_spills > 0);
+        assert_eq!(
+            out,
+            "http://x/c\t2\trequest\nhttp://x/b\t2\trequest\nhttp://x/a\t2\trequest\nhttp://x/d\t1\trequest\n"
+        );
+    }
+
+    #[test]
+    fn unique_url_seen_before_and_after_a_spill() {
+        // `a` and `b` stream out before the first spill; after it `a`
+        // comes back (in a later table, not written again), `c` is new.
+        let occs: Vec<Occ> = ["a", "b", "a", "c", "b", "a", "d", "c"]
+            .iter()
+            .map(|u| (0, format!("http://x/{u}"), None))
+            .collect();
+        for limit in [1, 400] {
+            let (out, s) = run(&opts(Mode::Unique, limit), &occs);
+            assert!(s.spill.unwrap().table_spills > 0, "limit {limit}");
+            assert_eq!(
+                out,
+                "http://x/a\trequest\nhttp://x/b\trequest\nhttp://x/c\trequest\nhttp://x/d\trequest\n",
+                "limit {limit}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_field_is_part_of_the_key() {
+        let occs: Vec<Occ> = vec![
+            (1, "http://x/".into(), None),
+            (0, "http://x/".into(), None),
+            (1, "http://x/".into(), None),
+        ];
+        for limit in [1, 1 << 20] {
+            let (out, _) = run(&opts(Mode::Count, limit), &occs);
+            assert_eq!(out, "http://x/\t2\treferer\nhttp://x/\t1\trequest\n");
+        }
+    }
+
+    #[test]
+    fn top_and_min_count_with_and_without_spills() {
+        let long = sequence(5000, 700, 9);
+        for (top, min) in [
+            (Some(1), 0),
+            (Some(17), 0),
+            (Some(100_000), 0),
+            (None, 3),
+            (Some(5), 2),
+        ] {
+            for limit in [1, 3000, 1 << 30] {
+                // One URL a table: a shorter sequence.
+                let occs = &long[..if limit == 1 { 500 } else { 5000 }];
+                let want = oracle(Mode::Count, occs, top, min);
+                let o = Options {
+                    top: top.map(|t| t as u64),
+                    min_count: Some(min),
+                    ..opts(Mode::Count, limit)
+                };
+                let (out, _) = run(&o, occs);
+                assert_eq!(out, want, "top {top:?} min {min} limit {limit}");
+            }
+        }
+    }
+
+    #[test]
+    fn rule_merges_are_the_same_with_spills() {
+        // URL i%50 comes from pre-rule URL i%80 (so pre-rule URLs merge
+        // into one canonical URL), with rule i%3 firing.
+        let occs: Vec<Occ> = (0..2000u64)
+            .map(|i| {
+                let x = i.wrapping_mul(2654435761) % 1000;
+                (
+                    0,
+                    format!("http://x/{}", x % 50),
+                    Some((x % 80, (x % 3) as usize)),
+                )
+            })
+            .collect();
+        // The plain count: a pre-rule URL seen first, whose canonical URL
+        // was seen before, counts for its rule.
+        let mut want = [0u64; Rule::ALL.len()];
+        let mut pres = HashSet::new();
+        let mut urls = HashSet::new();
+        for (_, u, pre) in &occs {
+            let (p, r) = pre.unwrap();
+            if pres.insert(p) && urls.contains(u) {
+                want[r] += 1;
+            }
+            urls.insert(u.clone());
+        }
+        assert!(want.iter().sum::<u64>() > 0);
+        for limit in [1, 500, 1 << 30] {
+            let o = Options {
+                rule_merges: true,
+                ..opts(Mode::Count, limit)
+            };
+            let (_, s) = run(&o, &occs);
+            assert_eq!(s.stats.rules_merged, Some(want), "limit {limit}");
+            assert_eq!(s.stats.distinct_before_rules, Some(pres.len() as u64));
+        }
+    }
+
+    #[test]
+    fn merging_more_runs_than_the_fan_in_takes_passes() {
+        // 200 runs, run i holding URLs i..i+5 (sorted), count 1 each,
+        // position 1000 * i + j: URL u is in runs u-4..=u.
+        let dir = std::env::temp_dir();
+        let mut stats = SpillStats::default();
+        let mut runs = Vec::new();
+        for i in 0..200u64 {
+            let mut w = RunWriter::new(&dir, 1 << 20).unwrap();
+            for j in 0..5 {
+                let url = format!("\0http://x/{:05}", i + j);
+                w.push(url.as_bytes(), i + j, 1, 1000 * i + j, 0).unwrap();
+            }
+            runs.push(w.finish(&mut stats).unwrap());
+        }
+        assert_eq!(stats.runs, 200);
+        let mut merged = [0; Rule::ALL.len()];
+        let mut got = Vec::new();
+        merge(
+            runs,
+            Order::Url,
+            &dir,
+            1 << 20,
+            &mut stats,
+            &mut merged,
+            &mut |r| {
+                got.push((String::from_utf8(r.bytes.clone()).unwrap(), r.count, r.pos));
+                Ok(true)
+            },
+        )
+        .unwrap();
+        // Passes wrote runs of their own.
+        assert!(stats.runs > 200, "{stats:?}");
+        assert_eq!(got.len(), 204);
+        for (u, (url, count, pos)) in got.iter().enumerate() {
+            let u = u as u64;
+            assert_eq!(url, &format!("\0http://x/{u:05}"));
+            // In runs max(0, u-4)..=min(u, 199); first in the first of them.
+            let first = u.saturating_sub(4);
+            assert_eq!(*count, u.min(199) - first + 1, "{url}");
+            assert_eq!(*pos, 1000 * first + (u - first), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_missing_temp_dir_is_an_error_naming_it() {
+        let o = Options {
+            temp_dir: Some(PathBuf::from("/nonexistent/canonurl-test")),
+            ..opts(Mode::Count, 1)
+        };
+        let mut d = Distinct::new(&o);
+        let mut out = Vec::new();
+        d.add(&mut out, 1, 0, b"http://a/", None).unwrap();
+        let e = d.add(&mut out, 2, 0, b"http://b/", None).unwrap_err();
+        assert!(is_spill_error(&e));
+        assert!(e.to_string().contains("/nonexistent/canonurl-test"), "{e}");
+    }
+
+    #[test]
+    fn json_url_escapes_what_it_must() {
+        let mut v = Vec::new();
+        json_url(b"http://a/\"\\", &mut v);
+        assert_eq!(v, b"\"http://a/\\\"\\\\\"");
+        v.clear();
+        json_url(b"http://a/b", &mut v);
+        assert_eq!(v, b"\"http://a/b\"");
+    }
+}
