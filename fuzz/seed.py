@@ -7,7 +7,7 @@ target.
 
 Log seeds (no_panic, conservation): real log lines and chunks of consecutive
 lines from ../shared/data/logs-*/ (gzip files decompressed here), each with
-the configuration byte(s) the target reads first: once for the file's own
+the two configuration bytes the target reads first: once for the file's own
 format and once for a configuration picked at random (for conservation, half
 of those are format detection). A chunk from the middle of a W3C log gets the
 `#Fields:` line in effect there put in front.
@@ -56,8 +56,8 @@ for name in ["kasztp.txt", "userbait.txt", "node_files.txt", "isaacs_files.txt"]
 # The configuration index of each format: no_panic reads
 # `(data[0] | data[1] << 8) % 13` (0-8: LogFormat::ALL, JSON with nginx
 # paths; 9 caddy; 10 traefik; 11 custom; 12 paths from the first line),
-# conservation reads `data[0] % 13` (0: detect; 1-9: LogFormat::ALL; 10-12:
-# JSON nginx, caddy, traefik).
+# conservation reads `(data[0] | data[1] << 8) % 13` (0: detect; 1-9:
+# LogFormat::ALL; 10-12: JSON nginx, caddy, traefik).
 FORMATS = ["plain", "common", "combined", "vhost", "w3c", "cloudfront", "alb",
            "json", "haproxy"]
 NO_PANIC = {f: i for i, f in enumerate(FORMATS)} | {
@@ -138,8 +138,9 @@ def no_panic_cfg(fmt):
 
 
 def conservation_cfg(fmt):
-    index = CONSERVATION[fmt]
-    return bytes([index + 13 * rng.randrange((256 - index + 12) // 13)])
+    """Two configuration bytes whose format index is `fmt`'s."""
+    cfg = CONSERVATION[fmt] + 13 * rng.randrange(65536 // 13)
+    return bytes([cfg & 0xFF, cfg >> 8])
 
 
 # no_panic: the selector byte, then the URL (as before); log chunks after two

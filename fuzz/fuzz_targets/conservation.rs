@@ -2,20 +2,23 @@
 //! every line is counted exactly once, and the output does not depend on
 //! how the input is cut into pieces or on the number of threads.
 //!
-//! `data[0]` chooses the configuration (format or detection, field, output
-//! format, `Mode::Pipe` or `Records`, profile, base), `data[1..]` is the file.
-//! The file is run twice: one thread with the default piece size, then three
-//! threads with 64-byte pieces (with the format the first run detected, when
-//! it detected one). Checked:
+//! `data[0..2]` chooses the configuration (format or detection, field, output
+//! format, mode, profile, base, and for `Count` a `--top`/`--min-count`),
+//! `data[2..]` is the file. The file is run twice: one thread with the default
+//! piece size, then three threads with 64-byte pieces (with the format the
+//! first run detected, when it detected one) and, for `Unique` and `Count`, a
+//! distinct table limited to a few hundred bytes, so that it is written to
+//! sorted runs and merged again many times. Checked:
 //! - `lines == emitted + skipped + rejected`, in the totals and per file;
 //! - `lines` is the number of lines of the file (`\n` count, plus one for a
 //!   last line without `\n`), unless the file starts with gzip or zstd magic
 //!   bytes (then the pipeline decompresses it) or no format was detected;
 //! - in `Pipe` mode the output has one line per input line (`plain`), or one
 //!   row per wanted field (`tsv`, `jsonl`); in `Records` `plain`, one line per
-//!   URL;
+//!   URL; in `Unique` and `Count` (without `--top`/`--min-count`), one line per
+//!   distinct URL;
 //! - both runs give the same output, `--rejects` lines, diagnostics and
-//!   counts.
+//!   counts: spilling the distinct table changes nothing.
 #![no_main]
 
 use std::path::PathBuf;
@@ -79,10 +82,11 @@ fn newlines(b: &[u8]) -> u64 {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&cfg, file)) = data.split_first() else {
+    let [cfg, cfg2, file @ ..] = data else {
         return;
     };
-    let mut c = u32::from(cfg);
+    let (cfg, file) = (*cfg, file);
+    let mut c = u32::from(cfg) | u32::from(*cfg2) << 8;
     let mut pick = |n: u32| {
         let v = c % n;
         c /= n;
@@ -95,7 +99,7 @@ fuzz_target!(|data: &[u8]| {
         i => (Some(LogFormat::Json), Some(JsonPreset::ALL[i - 10].paths())),
     };
     let field = [Field::Request, Field::Referer, Field::Both][pick(3)];
-    let mode = [Mode::Pipe, Mode::Records][pick(2)];
+    let mode = [Mode::Pipe, Mode::Records, Mode::Unique, Mode::Count][pick(4)];
     let output = match pick(3) {
         // plain twice as often
         2 => [OutputFormat::Tsv, OutputFormat::Jsonl][usize::from(cfg & 0x80 != 0)],
@@ -106,6 +110,12 @@ fuzz_target!(|data: &[u8]| {
         Profile::Whatwg
     } else {
         Profile::Rfc3986
+    };
+    let (top, min_count) = match (mode, pick(4)) {
+        (Mode::Count, 1) => (Some(1 + pick(3) as u64), None),
+        (Mode::Count, 2) => (None, Some(2)),
+        (Mode::Count, 3) => (Some(2), Some(2)),
+        _ => (None, None),
     };
 
     std::fs::write(path(), file).expect("temp file");
@@ -121,6 +131,8 @@ fuzz_target!(|data: &[u8]| {
         max_line: 1024,
         rejects: true,
         max_diagnostics: 5,
+        top,
+        min_count,
         ..Options::default()
     };
     let one = run(&opts);
@@ -162,6 +174,13 @@ fuzz_target!(|data: &[u8]| {
         }
         (Mode::Pipe, _) => assert_eq!(newlines(&one.out), lines * slots, "pipe: a row per field"),
         (Mode::Records, OutputFormat::Plain) => assert_eq!(newlines(&one.out), s.urls),
+        (Mode::Unique | Mode::Count, _) if top.is_none() && min_count.is_none() => {
+            assert_eq!(
+                Some(newlines(&one.out)),
+                one.summary.distinct,
+                "a line per distinct URL"
+            );
+        }
         _ => {}
     }
     if !one.out.is_empty() {
@@ -181,6 +200,7 @@ fuzz_target!(|data: &[u8]| {
         json_paths,
         threads: 3,
         chunk_len: 64,
+        memory_limit: Some(64 + u64::from(cfg2 >> 4) * 64),
         ..opts.clone()
     };
     let three = run(&small);

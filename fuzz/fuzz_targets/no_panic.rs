@@ -22,6 +22,7 @@
 
 use std::sync::Arc;
 
+use canonurl::canon::surt::SurtForm;
 use canonurl::log::alb::AlbExtractor;
 use canonurl::log::clf::ClfExtractor;
 use canonurl::log::detect::detect;
@@ -32,7 +33,6 @@ use canonurl::log::{Extracted, Field, Line, LineError, LogFormat};
 use canonurl::pipeline::stats::Why;
 use canonurl::pipeline::worker::{PieceOut, Worker};
 use canonurl::pipeline::{FileCtx, Mode, Options, OutputFormat};
-use canonurl::canon::surt::SurtForm;
 use canonurl::{Base, Canonicalizer, Profile};
 use libfuzzer_sys::fuzz_target;
 
@@ -146,8 +146,12 @@ rules = ["-www"]
 rewrite = [{ regex = '(?i)x(.)', replace = ' $1#?' }]
 "#;
         Arc::new(
-            canonurl::canon::rules::file::build(Profile::Aggressive.rule_mask(), Some(file), &edits)
-                .expect("valid rules file"),
+            canonurl::canon::rules::file::build(
+                Profile::Aggressive.rule_mask(),
+                Some(file),
+                &edits,
+            )
+            .expect("valid rules file"),
         )
     });
 

@@ -12,7 +12,7 @@
 //! `query-space` rule writes both spaces the same way (`%20`).
 //!
 //! Which rules run is a [`RuleMask`]. A profile gives the starting mask (its
-//! tier), `--rule +name,-name` and a rules file ([`file`]) edit it, and a
+//! tier), `--rule +name,-name` and a rules file ([`file`](mod@file)) edit it, and a
 //! rules file can give each host (exact or `*.example.com`) its own mask and
 //! lists. Everything per host is resolved when the [`RuleSet`] is built, so a
 //! URL costs one host lookup, and none without host sections.
