@@ -404,49 +404,33 @@ fn a_closed_output_ends_the_run() {
 #[test]
 fn without_follow_the_signals_kill_as_before() {
     for (name, number) in [("TERM", 15), ("INT", 2)] {
+        let (mut child, input) = plain_run_with_output();
+        signal(child.id(), name);
         if inherited_ignored(number) {
             // A shell starts a background job (`cmd &`) with SIGINT ignored,
             // and the child inherits that: then "as before" is that the
-            // signal does nothing, and canonurl must not catch it either.
-            still_ignores(name);
-            continue;
+            // signal does nothing (canonurl installs no handler that would
+            // un-ignore it). SIGTERM then ends the run.
+            eprintln!("SIG{name} is ignored by the test process (a background job?): checking it stays ignored");
+            std::thread::sleep(Duration::from_millis(300));
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "an ignored SIG{name} ended the run"
+            );
+            signal(child.id(), "TERM");
+            let status = wait_exit(&mut child);
+            assert_eq!(status.signal(), Some(15), "{status:?}");
+        } else {
+            let status = wait_exit(&mut child);
+            assert_eq!(status.signal(), Some(number), "SIG{name}: {status:?}");
         }
-        let mut child = Command::new(env!("CARGO_BIN_EXE_canonurl"))
-            .args(["-f", "plain"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("canonurl runs");
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(lines(&["1"]).as_bytes()).unwrap();
-        stdin.flush().unwrap();
-        let stdout = first_byte(&mut child);
-        signal(child.id(), name);
-        let status = wait_exit(&mut child);
-        assert_eq!(status.signal(), Some(number), "SIG{name}: {status:?}");
-        drop((stdin, stdout));
+        drop(input);
     }
 }
 
-/// Whether this process ignores `signal` (inherited by its children):
-/// `SigIgn` in /proc/self/status, a mask with bit `signal - 1`.
-fn inherited_ignored(signal: i32) -> bool {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("SigIgn:"))
-        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
-        .is_some_and(|mask| mask & (1 << (signal - 1)) != 0)
-}
-
-/// With the signal ignored from the start, canonurl without `--follow`
-/// keeps running (it installs no handler that would un-ignore it); SIGTERM
-/// then ends it.
-fn still_ignores(name: &str) {
-    eprintln!(
-        "SIG{name} is ignored by the test process (a background job?): checking it stays ignored"
-    );
+/// `canonurl -f plain` on a pipe, once its first output arrived (so it is
+/// running, past its start-up); its stdin and stdout are kept open.
+fn plain_run_with_output() -> (Child, (std::process::ChildStdin, ChildStdout)) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_canonurl"))
         .args(["-f", "plain"])
         .stdin(Stdio::piped())
@@ -458,16 +442,18 @@ fn still_ignores(name: &str) {
     stdin.write_all(lines(&["1"]).as_bytes()).unwrap();
     stdin.flush().unwrap();
     let stdout = first_byte(&mut child);
-    signal(child.id(), name);
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(
-        child.try_wait().unwrap().is_none(),
-        "an ignored SIG{name} ended the run"
-    );
-    signal(child.id(), "TERM");
-    let status = wait_exit(&mut child);
-    assert_eq!(status.signal(), Some(15), "{status:?}");
-    drop((stdin, stdout));
+    (child, (stdin, stdout))
+}
+
+/// Whether this process ignores `signal` (inherited by its children):
+/// `SigIgn` in /proc/self/status, a mask with bit `signal - 1`.
+fn inherited_ignored(signal: i32) -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (signal - 1)) != 0)
 }
 
 /// Runs to its end (bounded), for the usage errors.
