@@ -72,10 +72,11 @@ struct Cli {
     #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_MAX_LINE, help_heading = "Input")]
     max_line_len: usize,
 
-    /// Read FILE as it grows, as `tail -F` does: through rotation (rename
-    /// and create, or truncation), until SIGINT or SIGTERM, which end the
-    /// run as the end of the input would (a second one exits at once).
-    /// Exactly one uncompressed FILE.
+    /// Read FILE as it grows, as `tail -F` does, until Ctrl-C.
+    ///
+    /// Through rotation (rename and create, or truncation), until SIGINT or
+    /// SIGTERM, which end the run as the end of the input would (a second
+    /// one exits at once). Exactly one uncompressed FILE.
     #[arg(long, help_heading = "Input")]
     follow: bool,
 
@@ -242,16 +243,16 @@ struct Cli {
     )]
     threads: Option<usize>,
 
-    /// Memory for the distinct table of --unique/--count (`512M`, `2G`,
-    /// `1.5GiB`, bytes; K/M/G/T and KiB.. are 1024-based, KB/MB.. 1000-based);
-    /// past it the table is written to --temp-dir as sorted runs, merged at
-    /// the end. Default: a quarter of the machine's memory.
+    /// Memory for the table of --unique/--count [default: a quarter of RAM].
+    ///
+    /// `512M`, `2G`, `1.5GiB`, bytes; K/M/G/T and KiB.. are 1024-based,
+    /// KB/MB.. 1000-based. Past it the table is written to --temp-dir as
+    /// sorted runs, merged at the end: the output is the same.
     #[arg(long, value_name = "SIZE", help_heading = "Threads and memory",
           value_parser = pipeline::distinct::parse_size)]
     memory: Option<u64>,
 
-    /// Directory for the sorted runs of --memory (default: the system's
-    /// temporary directory, `TMPDIR` or `/tmp`).
+    /// Directory for the sorted runs of --memory [default: $TMPDIR or /tmp].
     #[arg(long, value_name = "DIR", help_heading = "Threads and memory")]
     temp_dir: Option<PathBuf>,
 
