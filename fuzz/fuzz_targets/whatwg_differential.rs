@@ -10,6 +10,33 @@
 use canonurl::{Canonicalizer, Profile};
 use libfuzzer_sys::fuzz_target;
 
+/// The `url` crate's href with `^` in the path percent-encoded, as the URL
+/// Standard's path percent-encode set has it since 2024 (the WPT data
+/// expects `%5E`; the `url` crate 2.5 writes `^`). Only the path: the query
+/// and fragment sets do not hold `^`, and an opaque path (`mailto:a^b`) is
+/// not percent-encoded with the path set either.
+fn caret_in_path_encoded(mut u: url::Url) -> String {
+    if !u.cannot_be_a_base() && u.path().contains('^') {
+        let path = u.path().replace('^', "%5E");
+        u.set_path(&path);
+    }
+    u.to_string()
+}
+
+/// The host as the input writes it: what comes after `scheme:`, the
+/// slashes and backslashes (a special scheme takes any number) and any
+/// userinfo, up to the path, query or fragment, without a port.
+fn input_host(input: &str) -> Option<&str> {
+    let rest = input.split_once(':')?.1.trim_start_matches(['/', '\\']);
+    let end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    Some(match host.rsplit_once(':') {
+        Some((h, _)) if !host.starts_with('[') => h,
+        _ => host,
+    })
+}
+
 /// The host `host` as the `url` crate serializes it in an `http` URL.
 fn url_host(host: &str) -> Option<String> {
     url::Url::parse(&format!("http://{host}/"))
@@ -57,7 +84,7 @@ fuzz_target!(|data: &[u8]| {
     if ours == ada {
         return;
     }
-    let url = url::Url::parse(input).ok().map(|u| u.to_string());
+    let url = url::Url::parse(input).ok().map(caret_in_path_encoded);
     // The two references disagree and canonurl sides with the `url` crate
     // (whose `idna` crate canonurl also uses): not a canonurl finding. The
     // WPT suite (tests/wpt.rs, 892/892) decides conformance; the classes
@@ -83,6 +110,24 @@ fuzz_target!(|data: &[u8]| {
     // own, as tests/random.rs `unicode_data_differs` checks.
     if non_ascii && unicode_data_differs(input) {
         return;
+    }
+    // The references disagree on the host itself, ASCII `xn--` labels
+    // included (ada's punycode and IDNA checks reject labels that the idna
+    // crate, behind `url` and canonurl, accepts): the same class (a), and
+    // canonurl gave the host `url` gives. What follows the host is then
+    // compared with nobody: ada rejected the URL, and the `url` crate has
+    // path quirks of its own (it keeps a `c:` segment of a non-file URL
+    // where the Standard pops it).
+    let host_of = |href: &str| {
+        url::Url::parse(href)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+    };
+    if let (Some(u), Some(o)) = (&url, &ours) {
+        let same_host = host_of(u).is_some_and(|h| host_of(o).as_ref() == Some(&h));
+        if same_host && input_host(input).is_some_and(|h| ada_host(h) != url_host(h)) {
+            return;
+        }
     }
     panic!("input {input:?}: canonurl {ours:?}, ada {ada:?}, url {url:?}");
 });
