@@ -34,7 +34,7 @@ use std::sync::Arc;
 
 mod cli;
 
-use cli::term::{self, LineWriter, Progress, Ttys, When};
+use cli::term::{LineWriter, Progress, Ttys, When};
 
 /// Exit status when `--strict` or `--max-reject-rate` fails the run.
 const EXIT_REJECTS: u8 = 1;
@@ -556,7 +556,8 @@ fn run(cli: Cli) -> Result<u8, String> {
         )),
         None => Box::new(BufWriter::with_capacity(256 * 1024, io::stdout())),
     };
-    let mut diag = LineWriter::new(term::Stderr, bar);
+    // `io::Stderr` takes its lock per write, never across the run.
+    let mut diag = LineWriter::new(io::stderr(), bar);
     let mut tick = |raw: u64| progress.tick(raw);
     let result = pipeline::run(
         &sources,
@@ -585,12 +586,6 @@ fn run(cli: Cli) -> Result<u8, String> {
             return Err(format!("{name}: cannot write: {e}"));
         }
     };
-    match out.flush() {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(0),
-        Err(e) => return Err(format!("<stdout>: cannot write: {e}")),
-        Ok(()) => {}
-    }
-    drop(out);
     if let Some(r) = rejects.as_mut() {
         r.flush()
             .map_err(|e| format!("--rejects: cannot write: {e}"))?;

@@ -276,14 +276,21 @@ fn count_after_sigint_counts_every_line_written_across_a_rotation() {
     assert_eq!(run.out(), want);
 }
 
+/// `canonurl --follow -f plain` on `access.log` of a new directory for
+/// `test`, which holds `first` lines; returns once the last one's URL was
+/// written.
+fn follow_plain(test: &str, first: &[&str]) -> (PathBuf, PathBuf, Run) {
+    let dir = dir(test);
+    let log = dir.join("access.log");
+    append(&log, &lines(first));
+    let run = Run::start(&["--follow", "-f", "plain", log.to_str().unwrap()]);
+    run.wait_line(&url(first.last().expect("a first line")));
+    (dir, log, run)
+}
+
 #[test]
 fn line_numbers_count_on_across_rotations() {
-    let dir = dir("line-numbers");
-    let log = dir.join("access.log");
-    append(&log, &lines(&["1", "2"]));
-    let log_arg = log.to_str().unwrap();
-    let mut run = Run::start(&["--follow", "-f", "plain", log_arg]);
-    run.wait_line(&url("2"));
+    let (dir, log, mut run) = follow_plain("line-numbers", &["1", "2"]);
     // Rename and create: the bad line is the new file's first, the run's third.
     std::fs::rename(&log, dir.join("access.log.1")).unwrap();
     append(&log, "http://[::1/x\n");
@@ -304,12 +311,7 @@ fn line_numbers_count_on_across_rotations() {
 
 #[test]
 fn a_partial_last_line_is_not_joined_to_the_next_file() {
-    let dir = dir("partial-rotation");
-    let log = dir.join("access.log");
-    append(&log, &lines(&["1"]));
-    let log_arg = log.to_str().unwrap();
-    let mut run = Run::start(&["--follow", "-f", "plain", log_arg]);
-    run.wait_line(&url("1"));
+    let (dir, log, mut run) = follow_plain("partial-rotation", &["1"]);
     // The old file ends without a line end; the new file's first line must
     // not be glued to it.
     append(&log, &url("p"));
@@ -323,12 +325,7 @@ fn a_partial_last_line_is_not_joined_to_the_next_file() {
 
 #[test]
 fn a_partial_last_line_is_written_when_the_run_ends() {
-    let dir = dir("partial-end");
-    let log = dir.join("access.log");
-    append(&log, &lines(&["1"]));
-    let log_arg = log.to_str().unwrap();
-    let mut run = Run::start(&["--follow", "-f", "plain", log_arg]);
-    run.wait_line(&url("1"));
+    let (_dir, log, mut run) = follow_plain("partial-end", &["1"]);
     append(&log, &url("2"));
     run.signal("TERM");
     assert_eq!(run.exit().code(), Some(0));

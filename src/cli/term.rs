@@ -251,21 +251,6 @@ impl<W: Write> Write for LineWriter<W> {
     }
 }
 
-/// Stderr, locked per write (never across the run).
-pub struct Stderr;
-
-impl Write for Stderr {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        io::stderr().lock().write(buf)
-    }
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        io::stderr().lock().write_all(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        io::stderr().flush()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -41,6 +41,7 @@ use std::path::{Path, PathBuf};
 
 use hashbrown::HashTable;
 
+use super::worker::json_bytes;
 use super::{Mode, Options, OutputFormat};
 use crate::canon::rules::{Rule, RuleMask};
 use crate::log::Field;
@@ -290,7 +291,7 @@ fn write_row(
                 let _ = write!(row, "\"field\":\"{field}\",");
             }
             row.extend_from_slice(b"\"url\":");
-            json_url(url, row);
+            json_bytes(url, row);
             let _ = write!(row, ",\"key\":{}", key as i64);
             if let Some(n) = count {
                 let _ = write!(row, ",\"count\":{n}");
@@ -300,21 +301,6 @@ fn write_row(
     }
     row.push(b'\n');
     out.write_all(row)
-}
-
-/// A URL as a JSON string: canonical URLs are printable ASCII, copied as
-/// they are; anything else goes the general (allocating) way.
-fn json_url(url: &[u8], out: &mut Vec<u8>) {
-    if url
-        .iter()
-        .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
-    {
-        out.push(b'"');
-        out.extend_from_slice(url);
-        out.push(b'"');
-    } else {
-        super::worker::json_bytes(url, out);
-    }
 }
 
 /// A sorted run on disk: an unnamed temporary file (removed by the system
@@ -1412,10 +1398,10 @@ mod tests {
     #[test]
     fn json_url_escapes_what_it_must() {
         let mut v = Vec::new();
-        json_url(b"http://a/\"\\", &mut v);
+        json_bytes(b"http://a/\"\\", &mut v);
         assert_eq!(v, b"\"http://a/\\\"\\\\\"");
         v.clear();
-        json_url(b"http://a/b", &mut v);
+        json_bytes(b"http://a/b", &mut v);
         assert_eq!(v, b"\"http://a/b\"");
     }
 }

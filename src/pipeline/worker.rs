@@ -448,12 +448,7 @@ impl Worker {
                 out.stats.surt_without_host += 1;
             }
             self.surt_buf.clear();
-            surt(
-                &self.urls[start..],
-                &canonical.parts,
-                form,
-                &mut self.surt_buf,
-            );
+            surt(url, &canonical.parts, form, &mut self.surt_buf);
             self.urls.truncate(start);
             self.urls.extend_from_slice(&self.surt_buf);
         }
@@ -781,8 +776,19 @@ fn tsv_escape(bytes: &[u8], out: &mut Vec<u8>) {
 
 /// A JSON string of `bytes`: invalid UTF-8 becomes U+FFFD (JSON cannot
 /// carry raw bytes; canonical URLs are ASCII, so only the original target
-/// can be affected).
+/// can be affected). Printable ASCII without `"` and `\` (every canonical
+/// URL, most targets) needs no escape and is copied as it is, without the
+/// general path's allocation.
 pub fn json_bytes(bytes: &[u8], out: &mut Vec<u8>) {
+    if bytes
+        .iter()
+        .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+    {
+        out.push(b'"');
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
     let mut s = String::new();
     super::stats::json_string(&mut s, bytes);
     out.extend_from_slice(s.as_bytes());
