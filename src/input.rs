@@ -17,6 +17,7 @@ use std::sync::Arc;
 use memchr::{memchr, memrchr};
 
 pub mod follow;
+pub(crate) mod range;
 
 /// Where lines come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,6 +92,9 @@ pub struct Input {
     /// True when the raw bytes are counted as they are read (compressed
     /// input); false when the caller counts the bytes it takes out.
     pub counted: bool,
+    /// An uncompressed regular file, which workers can read by byte ranges
+    /// with positioned reads instead of through `reader`.
+    pub file: Option<Arc<File>>,
 }
 
 /// Counts the bytes read through it into a shared counter.
@@ -120,8 +124,8 @@ const RAW_BUF_LEN: usize = 256 * 1024;
 /// A [`Source::Follow`] opened here is followed until the process ends;
 /// [`follow::open`] takes a flag that ends it.
 pub fn open(source: &Source, raw_read: Arc<AtomicU64>) -> io::Result<Input> {
-    let (mut raw, size): (Box<dyn Read + Send>, Option<u64>) = match source {
-        Source::Stdin => (Box::new(io::stdin()), None),
+    let (mut raw, size, file): (Box<dyn Read + Send>, Option<u64>, _) = match source {
+        Source::Stdin => (Box::new(io::stdin()), None, None),
         Source::Path(path) => open_file(path)?,
         Source::Follow(path) => return follow::open(path, Arc::default()),
     };
@@ -134,6 +138,7 @@ pub fn open(source: &Source, raw_read: Arc<AtomicU64>) -> io::Result<Input> {
             compression,
             size,
             counted: false,
+            file,
         });
     }
     raw_read.fetch_add(head.len() as u64, Ordering::Relaxed);
@@ -154,10 +159,15 @@ pub fn open(source: &Source, raw_read: Arc<AtomicU64>) -> io::Result<Input> {
         compression,
         size,
         counted: true,
+        file: None,
     })
 }
 
-fn open_file(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
+/// Opens a file: its reader, its size and (a regular file) a second handle
+/// for positioned reads.
+type Opened = (Box<dyn Read + Send>, Option<u64>, Option<Arc<File>>);
+
+fn open_file(path: &Path) -> io::Result<Opened> {
     let file = File::open(path)?;
     let meta = file.metadata()?;
     if meta.is_dir() {
@@ -167,7 +177,11 @@ fn open_file(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
         ));
     }
     let size = meta.is_file().then_some(meta.len());
-    Ok((Box::new(file), size))
+    let positioned = match meta.is_file() && range::SUPPORTED {
+        true => file.try_clone().ok().map(Arc::new),
+        false => None,
+    };
+    Ok((Box::new(file), size, positioned))
 }
 
 /// Reads up to `n` bytes (fewer only at the end of the input): a pipe may
@@ -186,6 +200,10 @@ fn read_head(reader: &mut dyn Read, n: usize) -> io::Result<Vec<u8>> {
     head.truncate(filled);
     Ok(head)
 }
+
+/// How much of a line too long to read is kept for `--rejects` and the
+/// original column (the chunker keeps at least this much, or `max_line`).
+pub const TOO_LONG_HEAD: usize = 4096;
 
 /// One piece of an input, as handed to a worker.
 #[derive(Debug)]
@@ -401,7 +419,7 @@ impl Chunker {
     fn too_long(&mut self, mut buf: Vec<u8>) -> io::Result<Piece> {
         let mut len = buf.len() as u64;
         let mut line_end = false;
-        let head_len = buf.len().min(crate::pipeline::worker::TOO_LONG_HEAD);
+        let head_len = buf.len().min(TOO_LONG_HEAD);
         let mut tmp = vec![0u8; 64 * 1024];
         loop {
             let n = match self.reader.read(&mut tmp) {

@@ -8,9 +8,9 @@ mod counting;
 
 use std::sync::Arc;
 
+use canonurl::internals::{PieceOut, Worker};
 use canonurl::log::json::JsonPreset;
 use canonurl::log::LogFormat;
-use canonurl::pipeline::worker::{PieceOut, Worker};
 use canonurl::pipeline::{FileCtx, Options};
 use common::shared_data_or_skip;
 

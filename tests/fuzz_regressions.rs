@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use canonurl::input::Source;
+use canonurl::internals::{PieceOut, Worker};
 use canonurl::log::{Field, LogFormat};
-use canonurl::pipeline::worker::{PieceOut, Worker};
 use canonurl::pipeline::{self, FileCtx, Mode, Options, OutputFormat, Sinks};
 use canonurl::{Canonicalizer, Profile};
 

@@ -31,7 +31,7 @@ use canonurl::log::json::{JsonExtractor, JsonPaths, JsonPreset};
 use canonurl::log::w3c::W3cExtractor;
 use canonurl::log::{Extracted, Field, Line, LineError, LogFormat};
 use canonurl::pipeline::stats::Why;
-use canonurl::pipeline::worker::{PieceOut, Worker};
+use canonurl::internals::{PieceOut, Worker};
 use canonurl::pipeline::{FileCtx, Mode, Options, OutputFormat};
 use canonurl::{Base, Canonicalizer, Profile};
 use libfuzzer_sys::fuzz_target;
@@ -291,30 +291,31 @@ fn worker(cfg: u32, chunk: &[u8], derived: Option<JsonPaths>) {
         (Mode::Pipe, _) => assert_eq!(newlines, n_lines * slots, "pipe: a row per field"),
         (Mode::Records, OutputFormat::Plain) => assert_eq!(newlines, s.urls, "a line per URL"),
         (Mode::Unique | Mode::Count, _) => {
-            assert_eq!(newlines, s.urls);
-            assert_eq!(out.keys.len() as u64, s.urls);
+            // URLs back to back, each at its span.
+            assert_eq!(out.distinct.len() as u64, s.urls);
+            let mut at = 0;
+            for u in &out.distinct {
+                assert_eq!(u.start, at);
+                assert!(u.end > u.start, "an empty URL");
+                at = u.end;
+            }
+            assert_eq!(at, out.out.len());
         }
         _ => {}
     }
-    if !out.out.is_empty() {
+    if !out.out.is_empty() && out.distinct.is_empty() {
         assert_eq!(out.out.last(), Some(&b'\n'));
     }
-    let rejects = out.rejects.iter().filter(|&&b| b == b'\n').count() as u64;
-    // A rejected line's text may itself contain `\r` but never `\n`.
-    assert_eq!(rejects, s.rejected_total(), "a --rejects line per reject");
+    // With --rejects every rejected line is kept, in order, for the writer.
+    assert_eq!(out.rejected.len() as u64, s.rejected_total(), "a --rejects line per reject");
+    assert!(out.rejected.windows(2).all(|w| w[0].index < w[1].index));
 
     // A line too long to read whole, and a fragment, as the chunker reports them.
     let mut lost = PieceOut::default();
     let head = &chunk[..chunk.len().min(64)];
-    w.lost_line(
-        &ctx,
-        7,
-        head,
-        Why::Line(LineError::LineTooLong),
-        max_line,
-        &mut lost,
-    );
-    w.lost_line(&ctx, 8, head, Why::TruncatedInput, head.len(), &mut lost);
+    let too_long = Why::Line(LineError::LineTooLong);
+    w.lost_line(ctx.format, 0, 7, head, too_long, max_line, &mut lost);
+    w.lost_line(ctx.format, 0, 8, head, Why::TruncatedInput, head.len(), &mut lost);
     assert_eq!(lost.stats.lines, 2);
     assert_eq!(lost.stats.rejected_total(), 2);
 }

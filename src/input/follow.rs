@@ -261,6 +261,7 @@ pub fn open(path: &Path, stop: Arc<AtomicBool>) -> io::Result<Input> {
         compression: Compression::None,
         size: None,
         counted: false,
+        file: None,
     })
 }
 

@@ -7,6 +7,7 @@
 
 use memchr::{memchr, memmem};
 
+use super::json::{JsonExtractor, JsonPaths, JsonPreset};
 use super::LogFormat;
 
 /// How many non-empty lines the guess looks at.
@@ -206,4 +207,46 @@ mod tests {
         assert_eq!(d("\x00\x01\x02 \x03\n\x7f\x7f \x10\n"), None);
         assert_eq!(d("just some prose here\n"), None);
     }
+}
+
+/// The format of one input and what reading it needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Detected {
+    /// The format.
+    pub format: LogFormat,
+    /// True when it was guessed from the sample rather than given.
+    pub guessed: bool,
+    /// For `json`: the field paths, given or of the preset that fits.
+    pub json_paths: Option<JsonPaths>,
+    /// For `json`: the preset's name, or `custom` for given paths.
+    pub json_preset: Option<&'static str>,
+}
+
+/// The format of an input whose first bytes are `sample`: `given` (`-f`),
+/// or guessed by [`detect`]; for JSON, the `given_paths` (`--json-*`) or
+/// the preset that fits the sample best. `None` when it cannot be guessed.
+pub fn detect_input(
+    given: Option<LogFormat>,
+    given_paths: Option<&JsonPaths>,
+    sample: &[u8],
+) -> Option<Detected> {
+    let format = match given {
+        Some(f) => f,
+        None => detect(sample)?,
+    };
+    let (json_paths, json_preset) = match (format, given_paths) {
+        (LogFormat::Json, Some(p)) => (Some(p.clone()), Some("custom")),
+        (LogFormat::Json, None) => {
+            let lines = sample.split(|&b| b == b'\n').take(SAMPLE_LINES);
+            let preset = JsonExtractor::detect_preset(lines).unwrap_or(JsonPreset::Nginx);
+            (Some(preset.paths()), Some(preset.name()))
+        }
+        _ => (None, None),
+    };
+    Some(Detected {
+        format,
+        guessed: given.is_none(),
+        json_paths,
+        json_preset,
+    })
 }

@@ -209,11 +209,33 @@ impl LineError {
     }
 }
 
-impl fmt::Display for LineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+impl LineError {
+    /// What is wrong, in words, for diagnostics.
+    pub fn message(self) -> &'static str {
+        match self {
+            LineError::Malformed => "not a record of this log format",
+            LineError::BadRequestLine => "request line is not METHOD SP target [SP HTTP/x.y]",
+            LineError::Unterminated => "quoted field or string not closed",
+            LineError::Truncated => "request cut short by the logger",
+            LineError::FieldsMismatch => "fields do not match the #Fields header",
+            LineError::MissingField => "a field this format needs is missing",
+            LineError::BadHost => "logged host or port cannot be part of a URL",
+            LineError::BadTarget => "request target is not a URL or path",
+            LineError::LineTooLong => "line too long",
+            LineError::BadJson => "invalid JSON",
+        }
     }
 }
+
+/// The message, as diagnostics show it; [`LineError::name`] is the stable
+/// name that statistics and output rows use.
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl std::error::Error for LineError {}
 
 /// What an extractor made of one line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -311,3 +333,8 @@ pub mod clf;
 pub mod detect;
 pub mod escape;
 pub mod haproxy;
+mod record;
+mod target;
+
+pub use record::RecordReader;
+pub use target::{request_url, RequestTarget, RequestUrl};

@@ -41,13 +41,10 @@ use std::path::{Path, PathBuf};
 
 use hashbrown::HashTable;
 
-use super::worker::json_bytes;
-use super::{Mode, Options, OutputFormat};
+use super::{Mode, Options};
 use crate::canon::rules::{Rule, RuleMask};
 use crate::log::Field;
-
-/// Names of the field column (`--field both`), by field byte.
-const FIELD_NAMES: [&str; 2] = ["request", "referer"];
+use crate::output::{Columns, Row};
 
 /// Runs merged at once: more are merged in passes, so open files and read
 /// buffers stay bounded.
@@ -246,60 +243,35 @@ impl Order {
     }
 }
 
-/// How rows are written.
-#[derive(Clone, Copy, Debug)]
-struct RowFormat {
-    output: OutputFormat,
-    /// `--key` (plain output).
-    key: bool,
-    /// `--field both`: the field column.
-    field: bool,
-}
-
-/// Writes one row into `row` (cleared first) and then to `out`. `stored` is
-/// the field byte and the URL.
+/// Writes the row of one distinct URL into `row` (cleared first), then to
+/// `out`. `stored` is the field byte and the URL.
 fn write_row(
     row: &mut Vec<u8>,
-    fmt: RowFormat,
+    columns: &Columns,
     out: &mut dyn Write,
     stored: &[u8],
     key: u64,
     count: Option<u64>,
 ) -> io::Result<()> {
     let (field, url) = match stored.split_first() {
-        Some((&f, u)) => (FIELD_NAMES[usize::from(f.min(1))], u),
-        None => (FIELD_NAMES[0], stored),
+        Some((&f, u)) => (f, u),
+        None => (0, stored),
     };
     row.clear();
-    match fmt.output {
-        OutputFormat::Plain | OutputFormat::Tsv => {
-            row.extend_from_slice(url);
-            if fmt.key || fmt.output == OutputFormat::Tsv {
-                let _ = write!(row, "\t{}", key as i64);
-            }
-            if let Some(n) = count {
-                let _ = write!(row, "\t{n}");
-            }
-            if fmt.field {
-                row.push(b'\t');
-                row.extend_from_slice(field.as_bytes());
-            }
-        }
-        OutputFormat::Jsonl => {
-            row.push(b'{');
-            if fmt.field {
-                let _ = write!(row, "\"field\":\"{field}\",");
-            }
-            row.extend_from_slice(b"\"url\":");
-            json_bytes(url, row);
-            let _ = write!(row, ",\"key\":{}", key as i64);
-            if let Some(n) = count {
-                let _ = write!(row, ",\"count\":{n}");
-            }
-            row.push(b'}');
-        }
-    }
-    row.push(b'\n');
+    columns.write(
+        &Row {
+            url: Some(url),
+            key: Some(key as i64),
+            count: count.unwrap_or(0),
+            field: Some(if field == 1 {
+                Field::Referer
+            } else {
+                Field::Request
+            }),
+            ..Row::default()
+        },
+        row,
+    );
     out.write_all(row)
 }
 
@@ -653,7 +625,7 @@ impl Ranker {
         stats: &mut SpillStats,
         merged: &mut [u64; Rule::ALL.len()],
         row: &mut Vec<u8>,
-        fmt: RowFormat,
+        columns: &Columns,
         count: bool,
         out: &mut dyn Write,
     ) -> io::Result<()> {
@@ -666,7 +638,7 @@ impl Ranker {
                 }
                 left -= 1;
                 let b = &self.bytes[e.start as usize..][..e.len as usize];
-                write_row(row, fmt, out, b, e.key, count.then_some(e.count))?;
+                write_row(row, columns, out, b, e.key, count.then_some(e.count))?;
             }
             return Ok(());
         }
@@ -686,7 +658,7 @@ impl Ranker {
                 return Ok(false);
             }
             left -= 1;
-            write_row(row, fmt, out, &r.bytes, r.key, count.then_some(r.count))?;
+            write_row(row, columns, out, &r.bytes, r.key, count.then_some(r.count))?;
             Ok(true)
         })
     }
@@ -696,7 +668,7 @@ impl Ranker {
 /// disk, and the rule-merge statistics.
 pub(super) struct Distinct {
     mode: Mode,
-    fmt: RowFormat,
+    columns: Columns,
     limit: u64,
     dir: PathBuf,
     top: Option<u64>,
@@ -731,11 +703,7 @@ impl Distinct {
             .max(1);
         Distinct {
             mode: opts.mode,
-            fmt: RowFormat {
-                output: opts.output,
-                key: opts.key,
-                field: opts.field == Field::Both,
-            },
+            columns: Columns::new(opts),
             limit,
             dir: opts.temp_dir.clone().unwrap_or_else(std::env::temp_dir),
             top: opts.top,
@@ -800,7 +768,7 @@ impl Distinct {
                 if self.streaming {
                     write_row(
                         &mut self.row,
-                        self.fmt,
+                        &self.columns,
                         out,
                         &self.bytes[self.bytes.len() - url.len() - 1..],
                         key,
@@ -998,7 +966,14 @@ impl Distinct {
         for e in &self.entries {
             let stored = &self.bytes[e.start as usize..][..e.len as usize];
             let key = table_hash(e.hash, stored[0]);
-            write_row(&mut self.row, self.fmt, out, stored, key, Some(e.count))?;
+            write_row(
+                &mut self.row,
+                &self.columns,
+                out,
+                stored,
+                key,
+                Some(e.count),
+            )?;
         }
         Ok(distinct)
     }
@@ -1056,7 +1031,7 @@ impl Distinct {
             &mut ranker_stats,
             &mut none,
             &mut self.row,
-            self.fmt,
+            &self.columns,
             count,
             out,
         )?;
@@ -1393,15 +1368,5 @@ mod tests {
         let e = d.add(&mut out, 2, 0, b"http://b/", None).unwrap_err();
         assert!(is_spill_error(&e));
         assert!(e.to_string().contains("/nonexistent/canonurl-test"), "{e}");
-    }
-
-    #[test]
-    fn json_url_escapes_what_it_must() {
-        let mut v = Vec::new();
-        json_bytes(b"http://a/\"\\", &mut v);
-        assert_eq!(v, b"\"http://a/\\\"\\\\\"");
-        v.clear();
-        json_bytes(b"http://a/b", &mut v);
-        assert_eq!(v, b"\"http://a/b\"");
     }
 }

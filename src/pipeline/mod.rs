@@ -15,10 +15,11 @@
 //! ([`distinct`]), which stays within `--memory` by spilling sorted runs.
 
 pub mod distinct;
+mod reader;
 pub mod stats;
-pub mod worker;
+pub(crate) mod worker;
+mod writer;
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -27,18 +28,17 @@ use std::time::Instant;
 
 use crate::canon::rules::RuleSet;
 use crate::canon::surt::SurtForm;
-use crate::input::{self, Chunker, Piece, Source};
-use crate::log::detect::detect;
-use crate::log::json::{JsonExtractor, JsonPaths, JsonPreset};
-use crate::log::{Field, LineError, LogFormat};
+use crate::input::{Piece, Source};
+use crate::log::json::JsonPaths;
+use crate::log::{Field, LogFormat};
 use crate::{Base, Profile};
-use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
-use distinct::Distinct;
-use stats::{FileReport, Stats, Summary, Why};
-use worker::{PieceOut, Worker};
+use crossbeam_channel::{bounded, unbounded};
+use stats::{FileReport, Summary};
+use worker::PieceOut;
 
+pub use crate::input::TOO_LONG_HEAD;
+pub use crate::output::{key, KEY_SEED};
 pub use distinct::is_spill_error;
-pub use worker::{key, KEY_SEED};
 
 /// How records are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,15 +199,33 @@ pub struct FileCtx {
 }
 
 enum Job {
+    /// A piece the reader read.
     Piece {
         seq: u64,
         ctx: Arc<FileCtx>,
         piece: Piece,
     },
+    /// A byte range of a regular file, for the worker to read into `buf`.
+    Range {
+        seq: u64,
+        ctx: Arc<FileCtx>,
+        range: ByteRange,
+        buf: Vec<u8>,
+    },
     Event {
         seq: u64,
         event: Event,
     },
+}
+
+/// A byte range of a regular file: the worker that takes it reads the lines
+/// that start in `start..end` ([`crate::input::range`]).
+struct ByteRange {
+    file: Arc<std::fs::File>,
+    start: u64,
+    end: u64,
+    /// The file's length when it was opened: no range reads past it.
+    file_len: u64,
 }
 
 enum Event {
@@ -238,9 +256,6 @@ impl Done {
     }
 }
 
-/// How much of an input the format guess looks at.
-const DETECT_BYTES: usize = 64 * 1024;
-
 /// Runs over `sources` in order. Errors of an input (unreadable, not a
 /// known format, truncated) are reported on `sinks.diag`, recorded in the
 /// summary, and the run goes on with the next input; only a failure to
@@ -264,33 +279,26 @@ pub fn run(sources: &[Source], opts: &Options, sinks: Sinks<'_>) -> io::Result<S
     let follow_stop = opts.follow_stop.clone().unwrap_or_default();
 
     std::thread::scope(|scope| {
-        {
-            let opts = Arc::clone(&opts);
-            let raw_read = Arc::clone(&raw_read);
-            let stop = Arc::clone(&stop);
-            let follow_stop = Arc::clone(&follow_stop);
-            scope.spawn(move || {
-                read_all(sources, &opts, job_tx, free_rx, raw_read, stop, follow_stop)
-            });
-        }
+        let reader = reader::Reader::new(
+            &opts,
+            job_tx,
+            free_rx,
+            Arc::clone(&raw_read),
+            Arc::clone(&stop),
+            Arc::clone(&follow_stop),
+        );
+        scope.spawn(move || reader.run(sources));
         for _ in 0..threads {
             let job_rx = job_rx.clone();
             let done_tx = done_tx.clone();
             let out_free_rx = out_free_rx.clone();
             let opts = Arc::clone(&opts);
-            scope.spawn(move || work(opts, job_rx, done_tx, out_free_rx));
+            scope.spawn(move || worker::work(opts, job_rx, done_tx, out_free_rx));
         }
         drop(job_rx);
         drop(done_tx);
-        let result = write_all(
-            &opts,
-            done_rx,
-            free_tx,
-            out_free_tx,
-            sinks,
-            &raw_read,
-            started,
-        );
+        let writer = writer::Writer::new(&opts, sinks, free_tx, out_free_tx, &raw_read);
+        let result = writer.run(done_rx, started);
         if result.is_err() {
             // Output failed: stop reading; workers drain and exit.
             stop.store(true, Ordering::Relaxed);
@@ -298,377 +306,4 @@ pub fn run(sources: &[Source], opts: &Options, sinks: Sinks<'_>) -> io::Result<S
         }
         result
     })
-}
-
-/// The reader thread.
-fn read_all(
-    sources: &[Source],
-    opts: &Options,
-    jobs: Sender<Job>,
-    free: Receiver<Vec<u8>>,
-    raw_read: Arc<AtomicU64>,
-    stop: Arc<AtomicBool>,
-    follow_stop: Arc<AtomicBool>,
-) {
-    let mut seq = 0u64;
-    let send = |job: Job| jobs.send(job).is_ok();
-    // A buffer taken from the pool that does not go out in a piece (the end
-    // of an input, an error, an input that is not read on) must be made up
-    // for, or the pool shrinks by one per input until the reader waits
-    // forever. The reader counts them and uses a new empty buffer instead of
-    // waiting for one. (Not by sending to the pool itself: holding a sender
-    // would keep `recv` from failing when the writer has stopped.)
-    let mut spare = 0usize;
-    let take = |spare: &mut usize| -> Option<Vec<u8>> {
-        if *spare > 0 {
-            *spare -= 1;
-            Some(Vec::new())
-        } else {
-            free.recv().ok()
-        }
-    };
-    for (id, source) in sources.iter().enumerate() {
-        if stop.load(Ordering::Relaxed) {
-            return;
-        }
-        let name: Arc<str> = Arc::from(source.name());
-        let mut report = FileReport {
-            name: name.to_string(),
-            format: None,
-            detected: false,
-            json_preset: None,
-            compression: "none",
-            error: None,
-            stats: Stats::default(),
-        };
-        let opened = match source {
-            Source::Follow(path) => input::follow::open(path, Arc::clone(&follow_stop)),
-            _ => input::open(source, Arc::clone(&raw_read)),
-        };
-        let input = match opened {
-            Ok(i) => i,
-            Err(e) => {
-                report.error = Some(format!("cannot open: {e}"));
-                if !send(Job::Event {
-                    seq,
-                    event: Event::Start(Box::new(report)),
-                }) {
-                    return;
-                }
-                seq += 1;
-                continue;
-            }
-        };
-        report.compression = input.compression.name();
-        let counted = input.counted;
-        let streaming = input.size.is_none();
-        let mut chunker =
-            Chunker::with_head(input.head, input.reader, opts.chunk_len, opts.max_line);
-        chunker.track_header(opts.format.is_none_or(LogFormat::has_header_state));
-        chunker.set_streaming(streaming);
-        let Some(buf) = take(&mut spare) else { return };
-        let first = chunker.next_piece(buf);
-        // The format: given, or guessed from the first piece.
-        // A first line too long to read whole still shows the record's
-        // shape in its first bytes.
-        let sample: &[u8] = match &first {
-            Ok(Some(Piece::Lines { buf, .. }))
-            | Ok(Some(Piece::TooLong { buf, .. }))
-            | Ok(Some(Piece::Fragment { buf, .. })) => &buf[..buf.len().min(DETECT_BYTES)],
-            _ => &[],
-        };
-        let format = match opts.format {
-            Some(f) => Some(f),
-            None => {
-                report.detected = true;
-                detect(sample)
-            }
-        };
-        let Some(format) = format else {
-            spare += 1;
-            report.error = Some(format!(
-                "cannot detect the log format (first line: {}); give it with -f",
-                first_line_preview(sample)
-            ));
-            if !send(Job::Event {
-                seq,
-                event: Event::Start(Box::new(report)),
-            }) {
-                return;
-            }
-            seq += 1;
-            continue;
-        };
-        if !format.has_header_state() {
-            chunker.track_header(false);
-        }
-        report.format = Some(format);
-        let json_paths = if format == LogFormat::Json {
-            match &opts.json_paths {
-                Some(p) => {
-                    report.json_preset = Some("custom");
-                    Some(p.clone())
-                }
-                None => {
-                    let lines = sample.split(|&b| b == b'\n').take(200);
-                    let preset = JsonExtractor::detect_preset(lines).unwrap_or(JsonPreset::Nginx);
-                    report.json_preset = Some(preset.name());
-                    Some(preset.paths())
-                }
-            }
-        } else {
-            None
-        };
-        let ctx = Arc::new(FileCtx {
-            id,
-            name: Arc::clone(&name),
-            format,
-            json_paths,
-        });
-        if !send(Job::Event {
-            seq,
-            event: Event::Start(Box::new(report)),
-        }) {
-            return;
-        }
-        seq += 1;
-        let mut next = first;
-        let mut handed_out = 0;
-        let end = loop {
-            if !counted {
-                // Uncompressed: the bytes handed out are the bytes read.
-                raw_read.fetch_add(chunker.bytes - handed_out, Ordering::Relaxed);
-                handed_out = chunker.bytes;
-            }
-            match next {
-                Ok(Some(piece)) => {
-                    if !send(Job::Piece {
-                        seq,
-                        ctx: Arc::clone(&ctx),
-                        piece,
-                    }) {
-                        return;
-                    }
-                    seq += 1;
-                }
-                Ok(None) => {
-                    spare += 1;
-                    break None;
-                }
-                Err(e) => {
-                    spare += 1;
-                    break Some(read_error(&e));
-                }
-            }
-            if stop.load(Ordering::Relaxed) {
-                return;
-            }
-            let Some(buf) = take(&mut spare) else { return };
-            next = chunker.next_piece(buf);
-        };
-        if !send(Job::Event {
-            seq,
-            event: Event::End(end),
-        }) {
-            return;
-        }
-        seq += 1;
-    }
-}
-
-fn read_error(e: &io::Error) -> String {
-    if e.kind() == io::ErrorKind::UnexpectedEof {
-        format!("input is truncated (compressed stream ends early): {e}")
-    } else {
-        format!("read error: {e}")
-    }
-}
-
-fn first_line_preview(sample: &[u8]) -> String {
-    let line = sample.split(|&b| b == b'\n').next().unwrap_or_default();
-    let line = &line[..line.len().min(80)];
-    format!("{:?}", String::from_utf8_lossy(line))
-}
-
-/// A worker thread.
-fn work(
-    opts: Arc<Options>,
-    jobs: Receiver<Job>,
-    done: Sender<Done>,
-    out_free: Receiver<Box<PieceOut>>,
-) {
-    let mut worker = Worker::new(Arc::clone(&opts));
-    for job in jobs {
-        let msg = match job {
-            Job::Event { seq, event } => Done::Event { seq, event },
-            Job::Piece { seq, ctx, piece } => {
-                let mut result = out_free.try_recv().unwrap_or_default();
-                let buf = match piece {
-                    Piece::Lines {
-                        buf,
-                        first_line,
-                        header,
-                        ..
-                    } => {
-                        result.out.reserve(buf.len() + buf.len() / 4);
-                        worker.piece(&ctx, &buf, first_line, header.as_deref(), &mut result);
-                        buf
-                    }
-                    Piece::TooLong {
-                        line,
-                        len,
-                        line_end,
-                        buf,
-                    } => {
-                        result.stats.bytes += len + u64::from(line_end);
-                        let why = Why::Line(LineError::LineTooLong);
-                        worker.lost_line(&ctx, line, &buf, why, opts.max_line, &mut result);
-                        buf
-                    }
-                    Piece::Fragment { line, buf } => {
-                        result.stats.bytes += buf.len() as u64;
-                        let at = buf.len();
-                        worker.lost_line(&ctx, line, &buf, Why::TruncatedInput, at, &mut result);
-                        buf
-                    }
-                };
-                Done::Piece {
-                    seq,
-                    buf,
-                    result,
-                    ctx,
-                }
-            }
-        };
-        if done.send(msg).is_err() {
-            return;
-        }
-    }
-}
-
-/// The writer, on the calling thread.
-#[allow(clippy::too_many_arguments)]
-fn write_all(
-    opts: &Options,
-    done: Receiver<Done>,
-    free: Sender<Vec<u8>>,
-    out_free: Sender<Box<PieceOut>>,
-    mut sinks: Sinks<'_>,
-    raw_read: &AtomicU64,
-    started: Instant,
-) -> io::Result<Summary> {
-    let mut summary = Summary::default();
-    let rules = opts
-        .rules
-        .as_ref()
-        .map_or(opts.profile.rule_mask(), |r| r.any_enabled());
-    summary.rules = (!rules.is_empty()).then_some(rules);
-    let mut waiting: BTreeMap<u64, Done> = BTreeMap::new();
-    let mut next = 0u64;
-    let mut distinct = matches!(opts.mode, Mode::Unique | Mode::Count).then(|| Distinct::new(opts));
-    let mut described = 0usize;
-    if opts.header && opts.output == OutputFormat::Tsv {
-        sinks.out.write_all(worker::tsv_header(opts).as_bytes())?;
-    }
-    loop {
-        let msg = match done.try_recv() {
-            Ok(msg) => msg,
-            Err(_) => {
-                // Nothing ready: the input is slower than we are (a pipe
-                // from `tail -f`). Flush what was written so that it is seen
-                // now, not when the buffer fills.
-                sinks.out.flush()?;
-                match done.recv() {
-                    Ok(msg) => msg,
-                    Err(_) => break,
-                }
-            }
-        };
-        waiting.insert(msg.seq(), msg);
-        while let Some(msg) = waiting.remove(&next) {
-            next += 1;
-            match msg {
-                Done::Event { event, .. } => match event {
-                    Event::Start(report) => {
-                        if let Some(e) = &report.error {
-                            writeln!(sinks.diag, "canonurl: {}: {e}", report.name)?;
-                        }
-                        summary.files.push(*report);
-                    }
-                    Event::End(error) => {
-                        if let Some(e) = error {
-                            if let Some(f) = summary.files.last_mut() {
-                                writeln!(sinks.diag, "canonurl: {}: {e}", f.name)?;
-                                f.error = Some(e);
-                            }
-                        }
-                    }
-                },
-                Done::Piece {
-                    buf,
-                    mut result,
-                    ctx,
-                    ..
-                } => {
-                    match distinct.as_mut() {
-                        Some(d) => {
-                            let mut start = 0;
-                            for (i, &k) in result.keys.iter().enumerate() {
-                                let end = start
-                                    + memchr::memchr(b'\n', &result.out[start..]).unwrap_or(0);
-                                let url = &result.out[start..end];
-                                let field = result.fields.get(i).copied().unwrap_or(0);
-                                d.add(sinks.out, k, field, url, result.pre.get(i).copied())?;
-                                start = end + 1;
-                            }
-                        }
-                        None => sinks.out.write_all(&result.out)?,
-                    }
-                    if let Some(r) = sinks.rejects.as_mut() {
-                        r.write_all(&result.rejects)?;
-                    }
-                    for (line, message) in result.diagnostics.drain(..) {
-                        if described < opts.max_diagnostics {
-                            writeln!(sinks.diag, "canonurl: {}:{line}: {message}", ctx.name)?;
-                            described += 1;
-                        }
-                    }
-                    if let Some(f) = summary.files.last_mut() {
-                        f.stats.merge(&result.stats);
-                    }
-                    summary.stats.merge(&result.stats);
-                    if let Some(p) = sinks.progress.as_mut() {
-                        p(raw_read.load(Ordering::Relaxed));
-                    }
-                    result.out.clear();
-                    result.keys.clear();
-                    result.pre.clear();
-                    result.fields.clear();
-                    result.rejects.clear();
-                    result.stats = Stats::default();
-                    let _ = out_free.send(result);
-                    let mut buf = buf;
-                    if buf.capacity() > 2 * opts.chunk_len {
-                        // Grown for one long line: give the memory back.
-                        buf = Vec::new();
-                    }
-                    let _ = free.try_send(buf);
-                }
-            }
-        }
-    }
-    let total_rejected = summary.stats.rejected_total();
-    if opts.max_diagnostics > 0 && total_rejected > described as u64 {
-        writeln!(
-            sinks.diag,
-            "canonurl: {} more rejected lines not shown (--rejects FILE lists them all)",
-            total_rejected - described as u64
-        )?;
-    }
-    if let Some(d) = distinct {
-        d.finish(sinks.out, &mut summary)?;
-    }
-    sinks.out.flush()?;
-    summary.seconds = started.elapsed().as_secs_f64();
-    Ok(summary)
 }

@@ -34,25 +34,10 @@ impl Why {
 impl std::fmt::Display for Why {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Why::Line(e) => write!(f, "{}", describe_line_error(*e)),
+            Why::Line(e) => f.write_str(e.message()),
             Why::Url(r) => write!(f, "{r}"),
             Why::TruncatedInput => f.write_str("input ended inside this line"),
         }
-    }
-}
-
-fn describe_line_error(e: LineError) -> &'static str {
-    match e {
-        LineError::Malformed => "not a record of this log format",
-        LineError::BadRequestLine => "request line is not METHOD SP target [SP HTTP/x.y]",
-        LineError::Unterminated => "quoted field or string not closed",
-        LineError::Truncated => "request cut short by the logger",
-        LineError::FieldsMismatch => "fields do not match the #Fields header",
-        LineError::MissingField => "a field this format needs is missing",
-        LineError::BadHost => "logged host or port cannot be part of a URL",
-        LineError::BadTarget => "request target is not a URL or path",
-        LineError::LineTooLong => "line too long",
-        LineError::BadJson => "invalid JSON",
     }
 }
 
@@ -383,24 +368,7 @@ impl Summary {
 /// Appends `bytes` as a JSON string. Valid UTF-8 is kept; each byte of an
 /// invalid sequence becomes U+FFFD, since JSON cannot carry raw bytes.
 pub fn json_string(out: &mut String, bytes: &[u8]) {
-    out.push('"');
-    for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                    let _ = write!(out, "\\u{:04x}", c as u32);
-                }
-                c => out.push(c),
-            }
-        }
-        for _ in chunk.invalid() {
-            out.push('\u{FFFD}');
-        }
-    }
-    out.push('"');
+    let mut v = Vec::new();
+    crate::output::jsonl::string(bytes, &mut v);
+    out.push_str(&String::from_utf8_lossy(&v));
 }

@@ -1,0 +1,267 @@
+//! From a record's request target to the URL to canonicalize.
+//!
+//! RFC 9112 §3.2 gives a request target four forms. Only two name a
+//! resource by URL: the origin form (`/path?query`, the usual case, whose
+//! scheme and host the record may say elsewhere) and the absolute form
+//! (`http://host/path`, sent to proxies). The authority form (`CONNECT
+//! host:443`) and the asterisk form (`OPTIONS *`) are not URLs: a line
+//! with one is skipped, with the form as the reason.
+
+use memchr::{memchr, memrchr};
+
+use super::{Extracted, LineError, Scheme, Skip};
+
+/// The form of a request target (RFC 9112 §3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestTarget {
+    /// `/path?query`: the path and query of a URL whose scheme and host are
+    /// elsewhere (the record, `--base`, or nowhere: the target is written
+    /// path-only).
+    Origin,
+    /// `scheme://host/path?query`: a whole URL.
+    Absolute,
+    /// `host:port`, the target of `CONNECT`.
+    Authority,
+    /// `*`, the target of a server-wide `OPTIONS`.
+    Asterisk,
+}
+
+impl RequestTarget {
+    /// The form of `target`; `connect` says the method was `CONNECT`.
+    /// `Err(BadTarget)` for bytes that have none of the four forms.
+    pub fn of(target: &[u8], connect: bool) -> Result<RequestTarget, LineError> {
+        if target == b"*" {
+            Ok(RequestTarget::Asterisk)
+        } else if connect {
+            Ok(RequestTarget::Authority)
+        } else if target.first() == Some(&b'/') {
+            Ok(RequestTarget::Origin)
+        } else if has_scheme(target) {
+            // `example.com:443` reads as scheme `example.com`: an authority
+            // form sent without its CONNECT is told apart by the digits.
+            if is_authority(target) {
+                Ok(RequestTarget::Authority)
+            } else {
+                Ok(RequestTarget::Absolute)
+            }
+        } else {
+            Err(LineError::BadTarget)
+        }
+    }
+}
+
+/// Where the URL of a record's request is, once [`request_url`] has looked
+/// at its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestUrl {
+    /// The URL was written to the caller's buffer: the record's (or the
+    /// base's) scheme and authority, `prefix` bytes, then the target.
+    Built {
+        /// Length of the scheme and authority before the target; offsets
+        /// past it map back into the target.
+        prefix: usize,
+    },
+    /// The target is a whole URL (absolute form): canonicalize it as it is.
+    Absolute,
+    /// An origin-form target with no host to put before it: canonicalize it
+    /// as a request target, path-only.
+    PathOnly,
+    /// No URL, nothing wrong.
+    Skip(Skip),
+    /// No URL: the record's target or host cannot make one.
+    Error(LineError),
+}
+
+/// Decides how the request of the record in `ex` becomes a URL, writing it
+/// into `into` (cleared first) when it has to be built: an origin-form
+/// target gets the record's scheme and host (the scheme from the record, or
+/// from its port, else `http`; a port that is not the scheme's default is
+/// kept), or else `base_prefix` (`--base`'s `scheme://authority`).
+pub fn request_url(ex: &Extracted, base_prefix: Option<&[u8]>, into: &mut Vec<u8>) -> RequestUrl {
+    if !ex.has_target {
+        return RequestUrl::Skip(Skip::NoRequest);
+    }
+    match RequestTarget::of(&ex.target, ex.connect) {
+        Err(e) => RequestUrl::Error(e),
+        Ok(RequestTarget::Asterisk) => RequestUrl::Skip(Skip::AsteriskForm),
+        Ok(RequestTarget::Authority) => RequestUrl::Skip(Skip::AuthorityForm),
+        Ok(RequestTarget::Absolute) => RequestUrl::Absolute,
+        Ok(RequestTarget::Origin) if !ex.host.is_empty() => {
+            if !is_plain_host(&ex.host) {
+                return RequestUrl::Error(LineError::BadHost);
+            }
+            let scheme = ex
+                .scheme
+                .or(ex.port.map(Scheme::from_port))
+                .unwrap_or(Scheme::Http);
+            into.clear();
+            into.extend_from_slice(scheme.as_str().as_bytes());
+            into.extend_from_slice(b"://");
+            into.extend_from_slice(&ex.host);
+            if let Some(port) = ex.port {
+                let default = if scheme == Scheme::Https { 443 } else { 80 };
+                if port != default && !has_port(&ex.host) {
+                    into.push(b':');
+                    into.extend_from_slice(itoa::Buffer::new().format(port).as_bytes());
+                }
+            }
+            let prefix = into.len();
+            into.extend_from_slice(&ex.target);
+            RequestUrl::Built { prefix }
+        }
+        Ok(RequestTarget::Origin) => match base_prefix {
+            Some(base) => {
+                into.clear();
+                into.extend_from_slice(base);
+                into.extend_from_slice(&ex.target);
+                RequestUrl::Built { prefix: base.len() }
+            }
+            None => RequestUrl::PathOnly,
+        },
+    }
+}
+
+/// RFC 3986 `scheme ":"` at the start.
+fn has_scheme(t: &[u8]) -> bool {
+    if !t.first().is_some_and(u8::is_ascii_alphabetic) {
+        return false;
+    }
+    for &b in &t[1..] {
+        match b {
+            b':' => return true,
+            b if b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.' => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// `host:port` with nothing after the port: an authority-form target.
+fn is_authority(t: &[u8]) -> bool {
+    match memrchr(b':', t) {
+        Some(c) => {
+            c + 1 < t.len()
+                && t[c + 1..].iter().all(u8::is_ascii_digit)
+                && memchr(b'/', t).is_none()
+        }
+        None => false,
+    }
+}
+
+/// A logged host that can be put in front of a path as it is: no byte that
+/// would end the authority or start userinfo, no space or control.
+fn is_plain_host(h: &[u8]) -> bool {
+    h.iter()
+        .all(|&b| b > b' ' && b != 0x7f && !matches!(b, b'/' | b'\\' | b'?' | b'#' | b'@'))
+}
+
+/// True when a logged host already carries a port (`h:8080`, `[::1]:8080`).
+fn has_port(h: &[u8]) -> bool {
+    match memrchr(b':', h) {
+        Some(c) => !h[c..].contains(&b']'),
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(target: &[u8], host: &[u8], scheme: Option<Scheme>, port: Option<u16>) -> Extracted {
+        Extracted {
+            target: target.to_vec(),
+            has_target: true,
+            host: host.to_vec(),
+            scheme,
+            port,
+            ..Extracted::default()
+        }
+    }
+
+    #[test]
+    fn the_four_forms() {
+        use RequestTarget::*;
+        assert_eq!(RequestTarget::of(b"/a?b", false), Ok(Origin));
+        assert_eq!(RequestTarget::of(b"http://a/", false), Ok(Absolute));
+        assert_eq!(RequestTarget::of(b"mailto:x", false), Ok(Absolute));
+        assert_eq!(RequestTarget::of(b"example.com:443", false), Ok(Authority));
+        assert_eq!(RequestTarget::of(b"example.com:443", true), Ok(Authority));
+        assert_eq!(RequestTarget::of(b"*", false), Ok(Asterisk));
+        assert_eq!(RequestTarget::of(b"a b", false), Err(LineError::BadTarget));
+        assert_eq!(
+            RequestTarget::of(b"1http://a/", false),
+            Err(LineError::BadTarget)
+        );
+        assert_eq!(RequestTarget::of(b"", false), Err(LineError::BadTarget));
+    }
+
+    #[test]
+    fn origin_form_gets_the_records_scheme_host_and_port() {
+        let mut url = Vec::new();
+        let r = request_url(
+            &record(b"/x", b"h.example", None, Some(8443)),
+            None,
+            &mut url,
+        );
+        assert_eq!(r, RequestUrl::Built { prefix: 21 });
+        assert_eq!(url, b"http://h.example:8443/x");
+        let r = request_url(
+            &record(b"/x", b"h.example", None, Some(443)),
+            None,
+            &mut url,
+        );
+        assert_eq!(
+            (r, &url[..]),
+            (
+                RequestUrl::Built { prefix: 17 },
+                &b"https://h.example/x"[..]
+            )
+        );
+        // A host that carries its own port keeps it, and no second one.
+        request_url(
+            &record(b"/", b"[::1]:81", Some(Scheme::Http), Some(81)),
+            None,
+            &mut url,
+        );
+        assert_eq!(url, b"http://[::1]:81/");
+        let r = request_url(&record(b"/", b"u@h", None, None), None, &mut url);
+        assert_eq!(r, RequestUrl::Error(LineError::BadHost));
+    }
+
+    #[test]
+    fn origin_form_without_a_host_takes_the_base_or_stays_path_only() {
+        let mut url = Vec::new();
+        let ex = record(b"/p?q", b"", None, None);
+        assert_eq!(request_url(&ex, None, &mut url), RequestUrl::PathOnly);
+        let r = request_url(&ex, Some(b"https://b.example"), &mut url);
+        assert_eq!(r, RequestUrl::Built { prefix: 17 });
+        assert_eq!(url, b"https://b.example/p?q");
+    }
+
+    #[test]
+    fn other_forms_are_skipped_or_taken_whole() {
+        let mut url = Vec::new();
+        let skip = |t: &[u8], connect| {
+            let mut ex = record(t, b"h", None, None);
+            ex.connect = connect;
+            request_url(&ex, None, &mut Vec::new())
+        };
+        assert_eq!(skip(b"*", false), RequestUrl::Skip(Skip::AsteriskForm));
+        assert_eq!(skip(b"h:443", true), RequestUrl::Skip(Skip::AuthorityForm));
+        assert_eq!(skip(b"h:443", false), RequestUrl::Skip(Skip::AuthorityForm));
+        assert_eq!(skip(b"http://h/", false), RequestUrl::Absolute);
+        let none = Extracted::default();
+        assert_eq!(
+            request_url(&none, None, &mut url),
+            RequestUrl::Skip(Skip::NoRequest)
+        );
+    }
+
+    #[test]
+    fn hosts_and_ports() {
+        assert!(is_plain_host(b"a.example:8080"));
+        assert!(!is_plain_host(b"a.example/x"));
+        assert!(!is_plain_host(b"u@a.example"));
+        assert!(has_port(b"a:1") && has_port(b"[::1]:1") && !has_port(b"[::1]"));
+    }
+}

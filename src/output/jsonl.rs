@@ -1,0 +1,146 @@
+//! The JSON Lines writer: one object per row. A value the row does not
+//! have is left out (a rejected line has no `url`), except the dedup key of
+//! a URL the key profile rejected, which is `null`.
+
+use crate::log::Field;
+
+use super::{push_int, Column, Row};
+
+/// `request` or `referer`.
+pub(crate) fn field_name(f: Field) -> &'static str {
+    match f {
+        Field::Referer => "referer",
+        Field::Request | Field::Both => "request",
+    }
+}
+
+/// Writes `row` as one JSON object (without its line end).
+pub(crate) fn write(columns: &[Column], row: &Row<'_>, out: &mut Vec<u8>) {
+    out.push(b'{');
+    let mut first = true;
+    for &column in columns {
+        let has = match column {
+            Column::Line | Column::Count => true,
+            Column::Field => row.field.is_some(),
+            Column::Url | Column::Key | Column::Dedup | Column::DedupKey | Column::Rules => {
+                row.url.is_some()
+            }
+            Column::Reason | Column::TargetOrReason => row.url.is_none() && row.reason.is_some(),
+            Column::Target => !row.original.is_empty(),
+        };
+        if !has {
+            continue;
+        }
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        out.push(b'"');
+        out.extend_from_slice(column.name().as_bytes());
+        out.extend_from_slice(b"\":");
+        value(column, row, out);
+    }
+    out.push(b'}');
+}
+
+fn value(column: Column, row: &Row<'_>, out: &mut Vec<u8>) {
+    match column {
+        Column::Line => push_int(out, row.line),
+        Column::Count => push_int(out, row.count),
+        Column::Field => string(
+            field_name(row.field.unwrap_or(Field::Request)).as_bytes(),
+            out,
+        ),
+        Column::Url => string(row.url.unwrap_or_default(), out),
+        Column::Key => push_int(out, row.url_key().unwrap_or_default()),
+        Column::Dedup => match row.dedup {
+            Some(d) => string(d, out),
+            None => out.extend_from_slice(b"null"),
+        },
+        Column::DedupKey => match row.dedup {
+            Some(d) => push_int(out, super::key(d)),
+            None => out.extend_from_slice(b"null"),
+        },
+        Column::Rules => {
+            out.push(b'[');
+            for (i, r) in row.rules.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                string(r.name().as_bytes(), out);
+            }
+            out.push(b']');
+        }
+        Column::Reason | Column::TargetOrReason => {
+            string(row.reason.unwrap_or_default().as_bytes(), out)
+        }
+        Column::Target => string(row.original, out),
+    }
+}
+
+/// A JSON string of `bytes`. JSON cannot carry raw bytes: invalid UTF-8
+/// becomes U+FFFD (canonical URLs are ASCII, so only an original target can
+/// be affected). Printable ASCII without `"` and `\` (every canonical URL,
+/// most targets) is copied whole.
+pub fn string(bytes: &[u8], out: &mut Vec<u8>) {
+    out.push(b'"');
+    if bytes
+        .iter()
+        .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+    {
+        out.extend_from_slice(bytes);
+    } else {
+        escaped(bytes, out);
+    }
+    out.push(b'"');
+}
+
+#[cold]
+fn escaped(bytes: &[u8], out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.extend_from_slice(b"\\\""),
+                '\\' => out.extend_from_slice(b"\\\\"),
+                '\n' => out.extend_from_slice(b"\\n"),
+                '\r' => out.extend_from_slice(b"\\r"),
+                '\t' => out.extend_from_slice(b"\\t"),
+                c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                    let n = c as usize;
+                    out.extend_from_slice(b"\\u00");
+                    out.push(HEX[n >> 4]);
+                    out.push(HEX[n & 0xf]);
+                }
+                c => {
+                    let mut utf8 = [0; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                }
+            }
+        }
+        if !chunk.invalid().is_empty() {
+            // One U+FFFD per invalid byte, so their number shows.
+            for _ in chunk.invalid() {
+                out.extend_from_slice("\u{FFFD}".as_bytes());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_escape_what_they_must() {
+        let mut v = Vec::new();
+        string(b"http://a/\"\\", &mut v);
+        assert_eq!(v, br#""http://a/\"\\""#);
+        v.clear();
+        string(b"a\tb\x01\x7f\xff\xc3\xa9", &mut v);
+        assert_eq!(
+            String::from_utf8(v).unwrap(),
+            "\"a\\tb\\u0001\\u007f\u{FFFD}é\""
+        );
+    }
+}

@@ -1,0 +1,88 @@
+//! The `plain` and `tsv` writers: cells separated by tabs. A cell with
+//! nothing to show is empty, so columns stay in place. Only the original
+//! target can hold tabs or line ends (canonical URLs never do): it is
+//! escaped with backslashes.
+
+use super::{push_int, Column, Row};
+
+/// Writes the cells of `row` in `columns`, tab-separated.
+#[inline]
+pub(crate) fn write(columns: &[Column], row: &Row<'_>, out: &mut Vec<u8>) {
+    for (i, &column) in columns.iter().enumerate() {
+        if i > 0 {
+            out.push(b'\t');
+        }
+        cell(column, row, out);
+    }
+}
+
+#[inline]
+fn cell(column: Column, row: &Row<'_>, out: &mut Vec<u8>) {
+    match column {
+        Column::Line => push_int(out, row.line),
+        Column::Field => {
+            if let Some(f) = row.field {
+                out.extend_from_slice(super::jsonl::field_name(f).as_bytes());
+            }
+        }
+        Column::Url => out.extend_from_slice(row.url.unwrap_or_default()),
+        Column::Key => {
+            if let Some(k) = row.url_key() {
+                push_int(out, k);
+            }
+        }
+        Column::TargetOrReason => match row.url {
+            Some(_) => escape(row.original, out),
+            None => out.extend_from_slice(row.reason.unwrap_or_default().as_bytes()),
+        },
+        Column::Reason => {
+            if row.url.is_none() {
+                out.extend_from_slice(row.reason.unwrap_or_default().as_bytes());
+            }
+        }
+        Column::Target => escape(row.original, out),
+        Column::Dedup => {
+            if row.url.is_some() {
+                out.extend_from_slice(row.dedup.unwrap_or_default());
+            }
+        }
+        Column::DedupKey => {
+            if let (Some(_), Some(d)) = (row.url, row.dedup) {
+                push_int(out, super::key(d));
+            }
+        }
+        Column::Rules => {
+            if row.url.is_some() {
+                rules(row, out);
+            }
+        }
+        Column::Count => push_int(out, row.count),
+    }
+}
+
+/// `--explain`'s cell: the rule names, comma-separated, or `-` for none.
+fn rules(row: &Row<'_>, out: &mut Vec<u8>) {
+    if row.rules.is_empty() {
+        out.push(b'-');
+    }
+    for (i, r) in row.rules.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(r.name().as_bytes());
+    }
+}
+
+/// TSV field escaping: `\` `\t` `\n` `\r` as backslash escapes, so a field
+/// never splits a row or a column.
+fn escape(bytes: &[u8], out: &mut Vec<u8>) {
+    for &b in bytes {
+        match b {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            _ => out.push(b),
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! The reader thread: opens each input, settles its format, and cuts it
+//! into pieces of whole lines for the workers.
+
+use std::fs::File;
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use super::stats::{FileReport, Stats};
+use super::{ByteRange, Event, FileCtx, Job, Mode, Options, OutputFormat};
+use crate::input::{self, Chunker, Piece, Source};
+use crate::log::detect::detect_input;
+
+/// How much of an input the format guess looks at.
+const DETECT_BYTES: usize = 64 * 1024;
+
+/// The reader's channels and shared flags.
+pub(super) struct Reader<'a> {
+    pub opts: &'a Options,
+    pub jobs: Sender<Job>,
+    /// Empty buffers: a fixed pool, so memory stays bounded.
+    pub free: Receiver<Vec<u8>>,
+    /// Raw (compressed) bytes read so far, for progress.
+    pub raw_read: Arc<AtomicU64>,
+    /// Set when the output failed: stop.
+    pub stop: Arc<AtomicBool>,
+    /// Ends followed inputs.
+    pub follow_stop: Arc<AtomicBool>,
+    /// Sequence number of the next job: the writer puts results back in
+    /// this order.
+    seq: u64,
+    /// Buffers taken from the pool that did not go out in a piece (the end
+    /// of an input, an error, an input that is not read on) must be made up
+    /// for, or the pool shrinks by one per input until the reader waits
+    /// forever. The reader counts them and uses a new empty buffer instead
+    /// of waiting for one. (Not by sending to the pool itself: holding a
+    /// sender would keep `recv` from failing when the writer has stopped.)
+    spare: usize,
+}
+
+/// The receiving side is gone (the writer stopped): stop reading.
+struct Stopped;
+
+impl<'a> Reader<'a> {
+    pub(super) fn new(
+        opts: &'a Options,
+        jobs: Sender<Job>,
+        free: Receiver<Vec<u8>>,
+        raw_read: Arc<AtomicU64>,
+        stop: Arc<AtomicBool>,
+        follow_stop: Arc<AtomicBool>,
+    ) -> Reader<'a> {
+        Reader {
+            opts,
+            jobs,
+            free,
+            raw_read,
+            stop,
+            follow_stop,
+            seq: 0,
+            spare: 0,
+        }
+    }
+
+    /// Reads every input in order.
+    pub(super) fn run(mut self, sources: &[Source]) {
+        for (id, source) in sources.iter().enumerate() {
+            if self.stop.load(Ordering::Relaxed) || self.input(id, source).is_err() {
+                return;
+            }
+        }
+    }
+
+    fn send(&mut self, job: impl FnOnce(u64) -> Job) -> Result<(), Stopped> {
+        let job = job(self.seq);
+        self.seq += 1;
+        self.jobs.send(job).map_err(|_| Stopped)
+    }
+
+    fn event(&mut self, event: Event) -> Result<(), Stopped> {
+        self.send(|seq| Job::Event { seq, event })
+    }
+
+    fn take(&mut self) -> Result<Vec<u8>, Stopped> {
+        if self.spare > 0 {
+            self.spare -= 1;
+            Ok(Vec::new())
+        } else {
+            self.free.recv().map_err(|_| Stopped)
+        }
+    }
+
+    /// Reads one input: opens it, settles its format from its first piece,
+    /// then hands out its pieces.
+    fn input(&mut self, id: usize, source: &Source) -> Result<(), Stopped> {
+        let opts = self.opts;
+        let name: Arc<str> = Arc::from(source.name());
+        let mut report = FileReport {
+            name: name.to_string(),
+            format: None,
+            detected: false,
+            json_preset: None,
+            compression: "none",
+            error: None,
+            stats: Stats::default(),
+        };
+        let opened = match source {
+            Source::Follow(path) => input::follow::open(path, Arc::clone(&self.follow_stop)),
+            _ => input::open(source, Arc::clone(&self.raw_read)),
+        };
+        let input = match opened {
+            Ok(i) => i,
+            Err(e) => {
+                report.error = Some(format!("cannot open: {e}"));
+                return self.event(Event::Start(Box::new(report)));
+            }
+        };
+        report.compression = input.compression.name();
+        let counted = input.counted;
+        let streaming = input.size.is_none();
+        let mut chunker =
+            Chunker::with_head(input.head, input.reader, opts.chunk_len, opts.max_line);
+        chunker.track_header(opts.format.is_none_or(|f| f.has_header_state()));
+        chunker.set_streaming(streaming);
+        let buf = self.take()?;
+        let first = chunker.next_piece(buf);
+        // A first line too long to read whole still shows the record's
+        // shape in its first bytes.
+        let sample: &[u8] = match &first {
+            Ok(Some(Piece::Lines { buf, .. }))
+            | Ok(Some(Piece::TooLong { buf, .. }))
+            | Ok(Some(Piece::Fragment { buf, .. })) => &buf[..buf.len().min(DETECT_BYTES)],
+            _ => &[],
+        };
+        report.detected = opts.format.is_none();
+        let Some(detected) = detect_input(opts.format, opts.json_paths.as_ref(), sample) else {
+            self.spare += 1;
+            report.error = Some(format!(
+                "cannot detect the log format (first line: {}); give it with -f",
+                first_line_preview(sample)
+            ));
+            return self.event(Event::Start(Box::new(report)));
+        };
+        if !detected.format.has_header_state() {
+            chunker.track_header(false);
+        }
+        report.format = Some(detected.format);
+        report.json_preset = detected.json_preset;
+        let ctx = Arc::new(FileCtx {
+            id,
+            name,
+            format: detected.format,
+            json_paths: detected.json_paths,
+        });
+        self.event(Event::Start(Box::new(report)))?;
+        // A regular file is read by byte ranges after its first piece, by
+        // the workers themselves, so the kernel's copy runs on every core.
+        // Not for formats whose lines depend on a header line before them,
+        // nor when rows are numbered (a range does not know its first
+        // line's number).
+        let numbered = matches!(opts.mode, Mode::Records | Mode::Pipe)
+            && matches!(opts.output, OutputFormat::Tsv | OutputFormat::Jsonl);
+        if let (Some(file), Some(len), Ok(Some(Piece::Lines { buf, .. }))) =
+            (&input.file, input.size, &first)
+        {
+            if !numbered && !ctx.format.has_header_state() {
+                let start = buf.len() as u64;
+                let file = Arc::clone(file);
+                self.raw_read.fetch_add(start, Ordering::Relaxed);
+                if let Ok(Some(piece)) = first {
+                    let piece_ctx = Arc::clone(&ctx);
+                    self.send(|seq| Job::Piece {
+                        seq,
+                        ctx: piece_ctx,
+                        piece,
+                    })?;
+                }
+                self.ranges(&ctx, file, start, len)?;
+                return self.event(Event::End(None));
+            }
+        }
+        let mut next = first;
+        let mut handed_out = 0;
+        let end = loop {
+            if !counted {
+                // Uncompressed: the bytes handed out are the bytes read.
+                self.raw_read
+                    .fetch_add(chunker.bytes - handed_out, Ordering::Relaxed);
+                handed_out = chunker.bytes;
+            }
+            match next {
+                Ok(Some(piece)) => {
+                    let ctx = Arc::clone(&ctx);
+                    self.send(|seq| Job::Piece { seq, ctx, piece })?;
+                }
+                Ok(None) => {
+                    self.spare += 1;
+                    break None;
+                }
+                Err(e) => {
+                    self.spare += 1;
+                    break Some(read_error(&e));
+                }
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                return Err(Stopped);
+            }
+            let buf = self.take()?;
+            next = chunker.next_piece(buf);
+        };
+        self.event(Event::End(end))
+    }
+}
+
+impl Reader<'_> {
+    /// Hands out `start..len` of `file` as byte ranges of a piece's length.
+    fn ranges(
+        &mut self,
+        ctx: &Arc<FileCtx>,
+        file: Arc<File>,
+        mut start: u64,
+        len: u64,
+    ) -> Result<(), Stopped> {
+        let chunk = self.opts.chunk_len.max(1) as u64;
+        while start < len {
+            if self.stop.load(Ordering::Relaxed) {
+                return Err(Stopped);
+            }
+            let end = start.saturating_add(chunk).min(len);
+            let buf = self.take()?;
+            let range = ByteRange {
+                file: Arc::clone(&file),
+                start,
+                end,
+                file_len: len,
+            };
+            let ctx = Arc::clone(ctx);
+            self.send(|seq| Job::Range {
+                seq,
+                ctx,
+                range,
+                buf,
+            })?;
+            self.raw_read.fetch_add(end - start, Ordering::Relaxed);
+            start = end;
+        }
+        Ok(())
+    }
+}
+
+fn read_error(e: &io::Error) -> String {
+    if e.kind() == io::ErrorKind::UnexpectedEof {
+        format!("input is truncated (compressed stream ends early): {e}")
+    } else {
+        format!("read error: {e}")
+    }
+}
+
+fn first_line_preview(sample: &[u8]) -> String {
+    let line = sample.split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = &line[..line.len().min(80)];
+    format!("{:?}", String::from_utf8_lossy(line))
+}

@@ -1,0 +1,212 @@
+//! The writer, on the calling thread: puts the workers' results back in
+//! input order and writes them, or hands their URLs to the distinct table.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use super::distinct::Distinct;
+use super::stats::Summary;
+use super::worker::PieceOut;
+use super::{Done, Event, FileCtx, Mode, Options, OutputFormat, Sinks};
+use crate::output::Columns;
+
+/// What the writer does with the URLs of a piece, chosen once per run.
+enum Collect {
+    /// Write the rows as they come.
+    Stream,
+    /// `--unique`/`--count`: count each URL in the distinct table.
+    Distinct(Box<Distinct>),
+}
+
+/// The writer's state.
+pub(super) struct Writer<'a, 's> {
+    pub opts: &'a Options,
+    pub sinks: Sinks<'s>,
+    /// Input buffers go back to the reader's pool, results to the workers.
+    pub free: Sender<Vec<u8>>,
+    pub out_free: Sender<Box<PieceOut>>,
+    pub raw_read: &'a AtomicU64,
+    collect: Collect,
+    summary: Summary,
+    /// Rejected lines described on stderr so far.
+    described: usize,
+}
+
+impl<'a, 's> Writer<'a, 's> {
+    pub(super) fn new(
+        opts: &'a Options,
+        sinks: Sinks<'s>,
+        free: Sender<Vec<u8>>,
+        out_free: Sender<Box<PieceOut>>,
+        raw_read: &'a AtomicU64,
+    ) -> Writer<'a, 's> {
+        let mut summary = Summary::default();
+        let rules = opts
+            .rules
+            .as_ref()
+            .map_or(opts.profile.rule_mask(), |r| r.any_enabled());
+        summary.rules = (!rules.is_empty()).then_some(rules);
+        let collect = match opts.mode {
+            Mode::Unique | Mode::Count => Collect::Distinct(Box::new(Distinct::new(opts))),
+            Mode::Records | Mode::Pipe => Collect::Stream,
+        };
+        Writer {
+            opts,
+            sinks,
+            free,
+            out_free,
+            raw_read,
+            collect,
+            summary,
+            described: 0,
+        }
+    }
+
+    /// Writes every result in input order until the workers are done.
+    pub(super) fn run(mut self, done: Receiver<Done>, started: Instant) -> io::Result<Summary> {
+        let opts = self.opts;
+        if opts.header && opts.output == OutputFormat::Tsv {
+            self.sinks.out.write_all(&Columns::new(opts).header())?;
+        }
+        let mut waiting: BTreeMap<u64, Done> = BTreeMap::new();
+        let mut next = 0u64;
+        loop {
+            let msg = match done.try_recv() {
+                Ok(msg) => msg,
+                Err(_) => {
+                    // Nothing ready: the input is slower than we are (a pipe
+                    // from `tail -f`). Flush what was written so that it is
+                    // seen now, not when the buffer fills.
+                    self.sinks.out.flush()?;
+                    match done.recv() {
+                        Ok(msg) => msg,
+                        Err(_) => break,
+                    }
+                }
+            };
+            waiting.insert(msg.seq(), msg);
+            while let Some(msg) = waiting.remove(&next) {
+                next += 1;
+                match msg {
+                    Done::Event { event, .. } => self.event(event)?,
+                    Done::Piece {
+                        buf, result, ctx, ..
+                    } => self.piece(buf, result, &ctx)?,
+                }
+            }
+        }
+        let total_rejected = self.summary.stats.rejected_total();
+        let described = self.described as u64;
+        if opts.max_diagnostics > 0 && total_rejected > described {
+            writeln!(
+                self.sinks.diag,
+                "canonurl: {} more rejected lines not shown (--rejects FILE lists them all)",
+                total_rejected - described
+            )?;
+        }
+        if let Collect::Distinct(d) = self.collect {
+            d.finish(self.sinks.out, &mut self.summary)?;
+        }
+        self.sinks.out.flush()?;
+        self.summary.seconds = started.elapsed().as_secs_f64();
+        Ok(self.summary)
+    }
+
+    fn event(&mut self, event: Event) -> io::Result<()> {
+        match event {
+            Event::Start(report) => {
+                if let Some(e) = &report.error {
+                    writeln!(self.sinks.diag, "canonurl: {}: {e}", report.name)?;
+                }
+                self.summary.files.push(*report);
+            }
+            Event::End(Some(e)) => {
+                if let Some(f) = self.summary.files.last_mut() {
+                    writeln!(self.sinks.diag, "canonurl: {}: {e}", f.name)?;
+                    f.error = Some(e);
+                }
+            }
+            Event::End(None) => {}
+        }
+        Ok(())
+    }
+
+    fn piece(&mut self, buf: Vec<u8>, mut result: Box<PieceOut>, ctx: &FileCtx) -> io::Result<()> {
+        match &mut self.collect {
+            Collect::Distinct(d) => {
+                for u in &result.distinct {
+                    d.add(
+                        self.sinks.out,
+                        u.key,
+                        u.field,
+                        &result.out[u.start..u.end],
+                        u.pre,
+                    )?;
+                }
+            }
+            Collect::Stream => self.sinks.out.write_all(&result.out)?,
+        }
+        // The lines of this input before the piece: the pieces of an input
+        // arrive in order, and each counts every one of its lines.
+        let file = self.summary.files.last_mut();
+        let before = file.as_ref().map_or(0, |f| f.stats.lines);
+        self.rejected(&result, before, ctx)?;
+        if let Some(e) = result.error.take() {
+            writeln!(self.sinks.diag, "canonurl: {}: {e}", ctx.name)?;
+            if let Some(f) = self.summary.files.last_mut() {
+                f.error.get_or_insert(e);
+            }
+        }
+        if let Some(f) = self.summary.files.last_mut() {
+            f.stats.merge(&result.stats);
+        }
+        self.summary.stats.merge(&result.stats);
+        if let Some(p) = self.sinks.progress.as_mut() {
+            p(self.raw_read.load(Ordering::Relaxed));
+        }
+        result.clear();
+        let _ = self.out_free.send(result);
+        let mut buf = buf;
+        if buf.capacity() > 2 * self.opts.chunk_len {
+            // Grown for one long line: give the memory back.
+            buf = Vec::new();
+        }
+        let _ = self.free.try_send(buf);
+        Ok(())
+    }
+
+    /// Describes the first rejected lines on stderr and writes every one to
+    /// `--rejects`, numbered in the input (`before`: its lines before the
+    /// piece).
+    fn rejected(&mut self, result: &PieceOut, before: u64, ctx: &FileCtx) -> io::Result<()> {
+        for r in &result.rejected {
+            let line = before + r.index + 1;
+            if self.described < self.opts.max_diagnostics {
+                writeln!(
+                    self.sinks.diag,
+                    "canonurl: {}:{line}: {} at byte {}",
+                    ctx.name, r.why, r.at
+                )?;
+                self.described += 1;
+            }
+            if let Some(out) = self.sinks.rejects.as_mut() {
+                let mut itoa = itoa::Buffer::new();
+                out.write_all(ctx.name.as_bytes())?;
+                out.write_all(b":")?;
+                out.write_all(itoa.format(line).as_bytes())?;
+                out.write_all(b"\t")?;
+                out.write_all(r.why.name().as_bytes())?;
+                out.write_all(b"\t")?;
+                out.write_all(itoa.format(r.at).as_bytes())?;
+                out.write_all(b"\t")?;
+                out.write_all(&result.rejected_lines[r.start..r.end])?;
+                out.write_all(b"\n")?;
+            }
+        }
+        Ok(())
+    }
+}
