@@ -198,6 +198,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod ascii;
 pub mod canon;
 pub mod input;
 pub mod log;

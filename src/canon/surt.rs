@@ -58,6 +58,7 @@
 //! Input is a URL that is already canonical plus its [`Parts`]. Each function
 //! appends to `out`, reserving once, and allocates nothing else.
 
+use crate::ascii;
 use crate::url::parts::Parts;
 
 /// Which SURT spelling [`surt`] writes (see the module docs for examples).
@@ -127,7 +128,7 @@ pub fn surt(url: &[u8], parts: &Parts, form: SurtForm, out: &mut Vec<u8>) {
     push_host(host, trailing_comma, out);
     if let Some(port) = parts.port() {
         out.push(b':');
-        push_port(port, out);
+        ascii::push_decimal(out, port.into());
     }
     out.push(b')');
     out.extend_from_slice(&url[parts.path_start as usize..]);
@@ -162,7 +163,7 @@ pub fn ssurt(url: &[u8], parts: &Parts, out: &mut Vec<u8>) {
     push_host(host, true, out);
     out.extend_from_slice(b"//");
     if let Some(port) = parts.port() {
-        push_port(port, out);
+        ascii::push_decimal(out, port.into());
         out.push(b':');
     }
     out.extend_from_slice(scheme);
@@ -250,23 +251,6 @@ fn push_label(label: &[u8], out: &mut Vec<u8>) {
     } else {
         out.extend(label.iter().map(|&b| if b == b',' { b'.' } else { b }));
     }
-}
-
-/// Appends a port number in decimal without leading zeros, as the URL
-/// Standard serializes it.
-fn push_port(port: u16, out: &mut Vec<u8>) {
-    let mut digits = [0u8; 5];
-    let mut at = digits.len();
-    let mut n = port;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
 }
 
 /// Whether the URL Standard's IPv4 parser accepts `host`
@@ -414,15 +398,6 @@ mod tests {
             ("a,b.c", "c,a.b,"),
         ] {
             assert_eq!(host_fn(ssurt_host, host), want, "{host:?}");
-        }
-    }
-
-    #[test]
-    fn port_digits() {
-        for (port, want) in [(0u16, "0"), (7, "7"), (81, "81"), (65535, "65535")] {
-            let mut out = Vec::new();
-            push_port(port, &mut out);
-            assert_eq!(out, want.as_bytes());
         }
     }
 

@@ -808,11 +808,8 @@ fn hex_value(line: &[u8], from: usize, count: usize, open: usize, at: usize) -> 
     };
     let mut value = 0u32;
     for &digit in digits {
-        let nibble = match digit {
-            b'0'..=b'9' => digit - b'0',
-            b'a'..=b'f' => digit - b'a' + 10,
-            b'A'..=b'F' => digit - b'A' + 10,
-            _ => return Err((LineError::BadJson, at)),
+        let Some(nibble) = crate::ascii::hex_value(digit) else {
+            return Err((LineError::BadJson, at));
         };
         value = value << 4 | u32::from(nibble);
     }
