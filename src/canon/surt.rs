@@ -59,6 +59,7 @@
 //! appends to `out`, reserving once, and allocates nothing else.
 
 use crate::ascii;
+use crate::url::host::is_ipv4;
 use crate::url::parts::Parts;
 
 /// Which SURT spelling [`surt`] writes (see the module docs for examples).
@@ -251,57 +252,6 @@ fn push_label(label: &[u8], out: &mut Vec<u8>) {
     } else {
         out.extend(label.iter().map(|&b| if b == b',' { b'.' } else { b }));
     }
-}
-
-/// Whether the URL Standard's IPv4 parser accepts `host`
-/// (<https://url.spec.whatwg.org/#concept-ipv4-parser>), ignoring validation
-/// errors: "If the last item in parts is the empty string ... remove the last
-/// item from parts"; "If parts's size is greater than 4, ... return failure";
-/// each part must be an IPv4 number; "If any but the last item in numbers is
-/// greater than 255, then return failure"; "If the last item in numbers is
-/// greater than or equal to 256^(5 − numbers's size), then return failure."
-///
-/// urlcanon's `parse_ipv4` differs on hosts that a canonical URL never has (it
-/// reads an empty middle part as 0 and `0.0.0.0` as not an address).
-fn is_ipv4(host: &[u8]) -> bool {
-    let host = host.strip_suffix(b".").unwrap_or(host);
-    if host.is_empty() {
-        return false;
-    }
-    let count = 1 + memchr::memchr_iter(b'.', host).count();
-    if count > 4 {
-        return false;
-    }
-    let last_limit = 1u64 << (8 * (5 - count));
-    host.split(|&b| b == b'.').enumerate().all(|(i, part)| {
-        let limit = if i + 1 == count { last_limit } else { 256 };
-        ipv4_number(part).is_some_and(|n| n < limit)
-    })
-}
-
-/// The URL Standard's IPv4 number parser
-/// (<https://url.spec.whatwg.org/#ipv4-number-parser>): "0x"/"0X" selects
-/// hex, a leading "0" octal, else decimal; "0x" alone is 0. `None` for a
-/// part that is not a number, or one too large for any IPv4 address.
-fn ipv4_number(part: &[u8]) -> Option<u64> {
-    if part.is_empty() {
-        return None;
-    }
-    let (digits, radix) = match part {
-        [b'0', b'x' | b'X', rest @ ..] => (rest, 16),
-        [b'0', rest @ ..] if !rest.is_empty() => (rest, 8),
-        _ => (part, 10),
-    };
-    let mut n: u64 = 0;
-    for &b in digits {
-        let d = (b as char).to_digit(radix)?;
-        // Anything above u32::MAX is out of range whatever the part count.
-        n = n * u64::from(radix) + u64::from(d);
-        if n > u64::from(u32::MAX) {
-            return None;
-        }
-    }
-    Some(n)
 }
 
 #[cfg(test)]

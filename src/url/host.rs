@@ -371,9 +371,25 @@ fn parse_ipv4_number(part: &[u8]) -> Option<u64> {
     Some(n)
 }
 
-/// The [IPv4 parser](https://url.spec.whatwg.org/#concept-ipv4-parser) on an
-/// ASCII domain that ends in a number. The error is the offset of the part
-/// that made it fail.
+/// Whether the URL Standard's [IPv4 parser](https://url.spec.whatwg.org/#concept-ipv4-parser)
+/// accepts `host`, ignoring validation errors: one to four dot-separated
+/// decimal, octal (`0` prefix) or hex (`0x` prefix) numbers, all but the last
+/// at most 255 and the last filling the bytes left (`1.2.3.4`, `0x80`,
+/// `10.1`, `1.2.3.4.`). The SURT writer keeps such hosts as they are.
+///
+/// urlcanon's `parse_ipv4` differs on hosts that a canonical URL never has (it
+/// reads an empty middle part as 0 and `0.0.0.0` as not an address).
+#[inline]
+pub(crate) fn is_ipv4(host: &[u8]) -> bool {
+    // A host whose last label is not a number is not an address: the cheap
+    // test the host parser also makes first, before parsing each part.
+    ends_in_a_number(host) && parse_ipv4(host).is_ok()
+}
+
+/// The [IPv4 parser](https://url.spec.whatwg.org/#concept-ipv4-parser). The
+/// host parser calls it on an ASCII domain that ends in a number; any other
+/// bytes fail at the first part that is not a number. The error is the
+/// offset of the part that made it fail.
 fn parse_ipv4(domain: &[u8]) -> Result<u32, usize> {
     // "If the last item in parts is the empty string ... if parts's size is
     // greater than 1, then remove the last item from parts."
