@@ -208,3 +208,33 @@ pub mod url;
 pub use canon::{Base, Canonical, Canonicalizer, Profile, DEFAULT_MAX_INPUT_LEN};
 pub use url::parts::{Parts, ABSENT};
 pub use url::reject::{Reason, Reject};
+
+/// The command's values are spelled as the library names them in statistics
+/// and reports.
+#[cfg(all(test, feature = "cli"))]
+mod cli_names {
+    use crate::log::json::JsonPreset;
+    use crate::log::LogFormat;
+    use crate::Profile;
+    use clap::ValueEnum;
+
+    fn name<E: ValueEnum>(e: &E) -> String {
+        e.to_possible_value().unwrap().get_name().to_owned()
+    }
+
+    #[test]
+    fn value_names_are_the_library_names() {
+        assert_eq!(Profile::value_variants(), Profile::ALL);
+        for p in Profile::ALL {
+            assert_eq!(name(&p), p.name());
+        }
+        assert_eq!(LogFormat::value_variants(), LogFormat::ALL);
+        for f in LogFormat::ALL {
+            assert_eq!(name(&f), f.name());
+        }
+        assert_eq!(JsonPreset::value_variants(), JsonPreset::ALL);
+        for j in JsonPreset::ALL {
+            assert_eq!(name(&j), j.name());
+        }
+    }
+}

@@ -64,6 +64,7 @@ use crate::url::parts::Parts;
 
 /// Which SURT spelling [`surt`] writes (see the module docs for examples).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum SurtForm {
     /// The CDX / Wayback index key: no scheme, the host's labels reversed and
     /// joined by `,` with no trailing comma, then `:port` when there is one,
@@ -71,13 +72,26 @@ pub enum SurtForm {
     /// `http://www.archive.org/goo/?a=1` → `org,archive,www)/goo/?a=1`
     /// (removing `www` and the other IA rewrites are other rules' job).
     #[default]
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            name = "cdx",
+            help = "`com,example)/path?query`: no scheme, no trailing comma (Wayback CDX)"
+        )
+    )]
     Cdx,
     /// Heritrix's SURT: `http://(org,example,foo,:81)/path?query#frag`, with
     /// the scheme, a trailing comma after the reversed host, no userinfo.
+    #[cfg_attr(
+        feature = "cli",
+        value(name = "classic", help = "`http://(com,example,)/path?query`")
+    )]
     Classic,
     /// `Classic` without the scheme: `org,example,foo,:81)/path?query#frag`.
+    #[cfg_attr(feature = "cli", value(skip))]
     ClassicWithoutScheme,
     /// `Classic` without the trailing comma: `http://(org,example,foo:81)/path?query#frag`.
+    #[cfg_attr(feature = "cli", value(skip))]
     ClassicWithoutTrailingComma,
 }
 

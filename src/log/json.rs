@@ -84,19 +84,23 @@ pub struct JsonPaths {
 
 /// The JSON layouts of well-known servers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum JsonPreset {
     /// Hand-written nginx `log_format ... escape=json` layouts named after
     /// nginx's variables: `request_uri` or `request`, `http_host` or `host`,
     /// `scheme`, `http_referer` (or the common misspelling `http_referrer`),
     /// `request_method`.
+    #[cfg_attr(feature = "cli", value(name = "nginx"))]
     Nginx,
     /// Caddy's access log (`http.log.access`): `request.uri`, `request.host`,
     /// `request.method`, `request.headers.Referer[0]`, `https` when
     /// `request.tls` is present.
+    #[cfg_attr(feature = "cli", value(name = "caddy"))]
     Caddy,
     /// Traefik's JSON access log (v1 and v2): `RequestPath`, `RequestAddr`
     /// (the Host header with its port; `RequestHost` drops the port),
     /// `RequestScheme` (absent in v1), `RequestMethod`, `request_Referer`.
+    #[cfg_attr(feature = "cli", value(name = "traefik"))]
     Traefik,
 }
 

@@ -54,12 +54,25 @@ impl Scheme {
 
 /// What the caller wants from each record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Field {
     /// The request target (the default).
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            name = "request",
+            help = "The request target (with the record's host, when it has one)"
+        )
+    )]
     Request,
     /// The `Referer` header.
+    #[cfg_attr(feature = "cli", value(name = "referer", help = "The Referer header"))]
     Referer,
     /// Both: the request target, then the referer.
+    #[cfg_attr(
+        feature = "cli",
+        value(name = "both", help = "Both, labelled (a field column)")
+    )]
     Both,
 }
 
@@ -233,24 +246,34 @@ pub mod w3c;
 /// A log format (`-f/--log-format`). `auto` is not a format: it is the
 /// choice to [`detect`](crate::log) one per input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum LogFormat {
     /// One URL or request target per line.
+    #[cfg_attr(feature = "cli", value(name = "plain"))]
     Plain,
     /// Apache/nginx common log format (`%h %l %u %t "%r" %>s %b`).
+    #[cfg_attr(feature = "cli", value(name = "common"))]
     Common,
     /// Apache/nginx combined: common plus `"%{Referer}i" "%{User-agent}i"`.
+    #[cfg_attr(feature = "cli", value(name = "combined"))]
     Combined,
     /// Combined or common with a virtual-host prefix (`%v:%p` or `%v`).
+    #[cfg_attr(feature = "cli", value(name = "vhost"))]
     Vhost,
     /// W3C extended log (IIS and others), columns from `#Fields:`.
+    #[cfg_attr(feature = "cli", value(name = "w3c"))]
     W3c,
     /// Amazon CloudFront standard log (W3C, tab separated, percent-encoded values).
+    #[cfg_attr(feature = "cli", value(name = "cloudfront"))]
     Cloudfront,
     /// AWS Application/Classic Load Balancer access log.
+    #[cfg_attr(feature = "cli", value(name = "alb"))]
     Alb,
     /// One JSON object per line (nginx JSON, Caddy, Traefik, or given field paths).
+    #[cfg_attr(feature = "cli", value(name = "json"))]
     Json,
     /// HAProxy HTTP log, usually with a syslog prefix.
+    #[cfg_attr(feature = "cli", value(name = "haproxy"))]
     Haproxy,
 }
 
