@@ -309,8 +309,37 @@ impl LogFormat {
     /// True for formats whose meaning of a line depends on an earlier header
     /// line (`#Fields:`), which must be carried from chunk to chunk.
     pub fn has_header_state(self) -> bool {
-        matches!(self, LogFormat::W3c | LogFormat::Cloudfront)
+        self.header_line().is_some()
     }
+
+    /// How to find the format's header lines, for formats whose lines
+    /// depend on an earlier one (W3C's `#Fields:`); `None` for the others.
+    pub fn header_line(self) -> Option<HeaderLine> {
+        match self {
+            LogFormat::W3c | LogFormat::Cloudfront => Some(w3c::HEADER_LINE),
+            _ => None,
+        }
+    }
+
+    /// The header lines to look for in an input whose format is not known
+    /// yet (it is detected from the first piece, which may hold one): those
+    /// of the first format that has any.
+    pub fn any_header_line() -> Option<HeaderLine> {
+        LogFormat::ALL.into_iter().find_map(LogFormat::header_line)
+    }
+}
+
+/// How a reader recognises a format's header lines, so that it can hand the
+/// last one seen to the records after it (see
+/// [`Chunker::track_header`](crate::input::Chunker::track_header)) without
+/// knowing the format.
+#[derive(Clone, Copy, Debug)]
+pub struct HeaderLine {
+    /// A byte that every header line has: a reader looks for it first and
+    /// only tests the lines it is in.
+    pub marker: u8,
+    /// Whether a whole line (without its line end) is a header line.
+    pub is_header: fn(&[u8]) -> bool,
 }
 
 impl fmt::Display for LogFormat {

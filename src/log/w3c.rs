@@ -202,6 +202,13 @@ pub struct W3cExtractor {
     last_referer: Option<usize>,
 }
 
+/// W3C's header lines: `#Fields:` directives, which set the columns of the
+/// records after them (after a UTF-8 BOM too).
+pub const HEADER_LINE: super::HeaderLine = super::HeaderLine {
+    marker: b'#',
+    is_header: W3cExtractor::is_fields_line,
+};
+
 impl W3cExtractor {
     /// A reader for IIS-style W3C logs (`cloudfront == false`) or for
     /// CloudFront standard logs, whose values are percent-encoded by the

@@ -383,7 +383,10 @@ fn read_all(
         let streaming = input.size.is_none();
         let mut chunker =
             Chunker::with_head(input.head, input.reader, opts.chunk_len, opts.max_line);
-        chunker.track_header(opts.format.is_none_or(LogFormat::has_header_state));
+        chunker.track_header(
+            opts.format
+                .map_or_else(LogFormat::any_header_line, LogFormat::header_line),
+        );
         chunker.set_streaming(streaming);
         let Some(buf) = take(&mut spare) else { return };
         let first = chunker.next_piece(buf);
@@ -419,7 +422,7 @@ fn read_all(
             continue;
         };
         if !format.has_header_state() {
-            chunker.track_header(false);
+            chunker.track_header(None);
         }
         report.format = Some(format);
         let json_paths = if format == LogFormat::Json {
