@@ -16,6 +16,8 @@ use std::sync::Arc;
 
 use memchr::{memchr, memrchr};
 
+use crate::log::HeaderLine;
+
 pub mod follow;
 pub(crate) mod range;
 
@@ -254,8 +256,8 @@ pub struct Chunker {
     eof: bool,
     /// A read error, reported once the bytes before it are handed out.
     error: Option<io::Error>,
-    /// Carry the last `#Fields:` line from piece to piece.
-    track_header: bool,
+    /// The header lines to carry from piece to piece (the last one seen).
+    track_header: Option<HeaderLine>,
     header: Option<Arc<[u8]>>,
     /// Hand out lines as soon as a read comes back short.
     streaming: bool,
@@ -288,16 +290,18 @@ impl Chunker {
             next_line: 1,
             eof: false,
             error: None,
-            track_header: false,
+            track_header: None,
             header: None,
             streaming: false,
             bytes: 0,
         }
     }
 
-    /// Carry `#Fields:` lines (W3C formats) from piece to piece.
-    pub fn track_header(&mut self, on: bool) {
-        self.track_header = on;
+    /// Carry the last header line of the format (W3C's `#Fields:`, see
+    /// [`LogFormat::header_line`](crate::log::LogFormat::header_line)) from
+    /// piece to piece; `None` stops.
+    pub fn track_header(&mut self, header: Option<HeaderLine>) {
+        self.track_header = header;
     }
 
     /// Fills `buf` with the next piece. `Ok(None)` at the end of the input;
@@ -402,8 +406,8 @@ impl Chunker {
         self.next_line += lines;
         self.bytes += buf.len() as u64;
         let header = self.header.clone();
-        if self.track_header {
-            if let Some(h) = last_fields_line(&buf, self.max_line) {
+        if let Some(header) = self.track_header {
+            if let Some(h) = last_header_line(&buf, header, self.max_line) {
                 self.header = Some(Arc::from(h));
             }
         }
@@ -455,23 +459,20 @@ impl Chunker {
     }
 }
 
-/// The last `#Fields:` line of `buf` that the W3C extractor takes as one
-/// (ASCII case ignored, after a UTF-8 BOM too) and that is not longer than
-/// `max_line` (the worker rejects a longer one, so it sets no layout).
-fn last_fields_line(buf: &[u8], max_line: usize) -> Option<&[u8]> {
+/// The last line of `buf` (without its line end) that is a `header` line and
+/// not longer than `max_line` (the worker rejects a longer one, so it sets
+/// no layout).
+fn last_header_line(buf: &[u8], header: HeaderLine, max_line: usize) -> Option<&[u8]> {
+    // Only lines with the marker byte are tested, each once: most pieces
+    // have none, and one memrchr over the piece finds that out.
     let mut end = buf.len();
-    while let Some(hash) = memrchr(b'#', &buf[..end]) {
-        end = hash;
-        // The line this `#` is in: it must start it (after a BOM, maybe).
-        let start = memrchr(b'\n', &buf[..hash]).map_or(0, |p| p + 1);
-        let lead = &buf[start..hash];
-        if !(lead.is_empty() || lead == crate::log::w3c::BOM) {
-            continue;
-        }
-        let stop = memchr(b'\n', &buf[hash..]).map_or(buf.len(), |e| hash + e);
+    while let Some(marker) = memrchr(header.marker, &buf[..end]) {
+        let start = memrchr(b'\n', &buf[..marker]).map_or(0, |p| p + 1);
+        end = start;
+        let stop = memchr(b'\n', &buf[marker..]).map_or(buf.len(), |e| marker + e);
         let line = &buf[start..stop];
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.len() <= max_line && crate::log::w3c::W3cExtractor::is_fields_line(line) {
+        if line.len() <= max_line && (header.is_header)(line) {
             return Some(line);
         }
     }
@@ -481,6 +482,7 @@ fn last_fields_line(buf: &[u8], max_line: usize) -> Option<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::log::LogFormat;
 
     fn pieces(data: &[u8], chunk: usize, max_line: usize) -> Vec<(String, u64, u64)> {
         let mut c = Chunker::new(Box::new(io::Cursor::new(data.to_vec())), chunk, max_line);
@@ -612,7 +614,7 @@ mod tests {
     fn fields_header_is_carried() {
         let data = b"#Fields: a b\n1 2\n3 4\n#Fields: c\n5\n6\n";
         let mut c = Chunker::new(Box::new(io::Cursor::new(data.to_vec())), 3, 100);
-        c.track_header(true);
+        c.track_header(LogFormat::W3c.header_line());
         // Each piece must carry the last `#Fields:` line before it.
         let mut seen: Option<String> = None;
         let mut pieces = 0;
@@ -628,5 +630,32 @@ mod tests {
         }
         assert!(pieces >= 4, "{pieces}");
         assert_eq!(seen.as_deref(), Some("#Fields: c"));
+    }
+
+    #[test]
+    fn last_header_line_is_the_formats() {
+        let w3c = LogFormat::W3c.header_line().unwrap();
+        let last = |buf: &[u8], max: usize| {
+            last_header_line(buf, w3c, max).map(|l| String::from_utf8_lossy(l).into_owned())
+        };
+        assert_eq!(
+            last(b"#Fields: a\n1 /x#y\n", 100).as_deref(),
+            Some("#Fields: a")
+        );
+        // After a BOM, with a CR, case ignored; the last one wins.
+        assert_eq!(
+            last(b"#Fields: a\n\xEF\xBB\xBF#fields: b\r\n1 #Fields: c\n", 100).as_deref(),
+            Some("\u{feff}#fields: b")
+        );
+        // A `#` inside a line is not a directive, nor is another one.
+        assert_eq!(last(b"1 #Fields: a\n#Version: 1.0\n", 100), None);
+        // A line the worker would reject as too long sets nothing.
+        assert_eq!(
+            last(b"#Fields: a\n#Fields: b c d e\n", 12).as_deref(),
+            Some("#Fields: a")
+        );
+        assert_eq!(last(b"", 100), None);
+        assert!(LogFormat::Combined.header_line().is_none());
+        assert!(LogFormat::any_header_line().is_some());
     }
 }

@@ -198,6 +198,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod ascii;
 pub mod canon;
 pub mod input;
 pub mod log;
@@ -215,4 +216,34 @@ pub use url::reject::{Reason, Reject};
 #[doc(hidden)]
 pub mod internals {
     pub use crate::pipeline::worker::{PieceOut, Worker};
+}
+
+/// The command's values are spelled as the library names them in statistics
+/// and reports.
+#[cfg(all(test, feature = "cli"))]
+mod cli_names {
+    use crate::log::json::JsonPreset;
+    use crate::log::LogFormat;
+    use crate::Profile;
+    use clap::ValueEnum;
+
+    fn name<E: ValueEnum>(e: &E) -> String {
+        e.to_possible_value().unwrap().get_name().to_owned()
+    }
+
+    #[test]
+    fn value_names_are_the_library_names() {
+        assert_eq!(Profile::value_variants(), Profile::ALL);
+        for p in Profile::ALL {
+            assert_eq!(name(&p), p.name());
+        }
+        assert_eq!(LogFormat::value_variants(), LogFormat::ALL);
+        for f in LogFormat::ALL {
+            assert_eq!(name(&f), f.name());
+        }
+        assert_eq!(JsonPreset::value_variants(), JsonPreset::ALL);
+        for j in JsonPreset::ALL {
+            assert_eq!(name(&j), j.name());
+        }
+    }
 }

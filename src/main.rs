@@ -29,6 +29,7 @@ use canonurl::log::{Field, LogFormat};
 use canonurl::pipeline::stats::Summary;
 use canonurl::pipeline::{self, Mode, Options, OutputFormat, Sinks};
 use canonurl::{Base, Profile};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Parser, ValueEnum};
 use std::sync::Arc;
 
@@ -98,8 +99,8 @@ struct Cli {
     log_format: FormatChoice,
 
     /// Which URL of each record.
-    #[arg(long, value_name = "FIELD", value_enum, default_value_t = FieldArg::Request, help_heading = "Format")]
-    field: FieldArg,
+    #[arg(long, value_name = "FIELD", value_enum, default_value_t = Field::Request, help_heading = "Format")]
+    field: Field,
 
     /// Scheme and host for targets that do not say their host.
     ///
@@ -111,7 +112,7 @@ struct Cli {
     base: Option<OsString>,
 
     /// JSON logs: field paths from a preset (default: detected per input).
-    #[arg(long, value_name = "PRESET", value_parser = json_preset_parser(), ignore_case = true, help_heading = "Format")]
+    #[arg(long, value_name = "PRESET", value_parser = names_parser::<JsonPreset>(), ignore_case = true, help_heading = "Format")]
     json_preset: Option<JsonPreset>,
 
     /// JSON logs: dotted path of the request target (`request.uri`).
@@ -136,8 +137,8 @@ struct Cli {
 
     // ---- Profile and rules ----
     /// Canonicalization profile.
-    #[arg(long, value_name = "PROFILE", value_enum, default_value_t = ProfileArg::Rfc3986, help_heading = "Profile and rules")]
-    profile: ProfileArg,
+    #[arg(long, value_name = "PROFILE", value_enum, default_value_t = Profile::Rfc3986, help_heading = "Profile and rules")]
+    profile: Profile,
 
     /// Switch dedup rules on or off: `+name,-name`, `rule=value`.
     ///
@@ -173,7 +174,7 @@ struct Cli {
         value_enum,
         help_heading = "Profile and rules"
     )]
-    key_profile: Option<ProfileArg>,
+    key_profile: Option<Profile>,
 
     /// Add the dedup rules that changed each URL (`-` for none).
     #[arg(long, help_heading = "Profile and rules")]
@@ -185,12 +186,12 @@ struct Cli {
     /// `http://(com,example,)/path?query`. A URL without a host is written as
     /// it is (see --base).
     #[arg(long, value_name = "FORM", value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "cdx", help_heading = "Profile and rules")]
-    surt: Option<SurtArg>,
+    surt: Option<SurtForm>,
 
     // ---- Output ----
     /// Output format.
-    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = OutputArg::Plain, help_heading = "Output")]
-    format: OutputArg,
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = OutputFormat::Plain, help_heading = "Output")]
+    format: OutputFormat,
 
     /// Exactly one output line per input line, in order.
     ///
@@ -385,21 +386,28 @@ enum FormatChoice {
 }
 
 /// `-f`: `auto` or a format name, the list shown in `--help`.
-fn log_format_parser() -> impl clap::builder::TypedValueParser<Value = FormatChoice> {
-    use clap::builder::TypedValueParser as _;
-    let names = std::iter::once("auto").chain(LogFormat::ALL.iter().map(|f| f.name()));
-    clap::builder::PossibleValuesParser::new(names).map(|s| {
-        s.parse::<LogFormat>()
-            .map_or(FormatChoice::Auto, FormatChoice::Given)
+fn log_format_parser() -> impl TypedValueParser<Value = FormatChoice> {
+    let values = std::iter::once(PossibleValue::new("auto")).chain(names_only::<LogFormat>());
+    PossibleValuesParser::new(values).map(|s| {
+        <LogFormat as ValueEnum>::from_str(&s, true).map_or(FormatChoice::Auto, FormatChoice::Given)
     })
 }
 
-/// `--json-preset`: a preset name, the list shown in `--help`.
-fn json_preset_parser() -> impl clap::builder::TypedValueParser<Value = JsonPreset> {
-    use clap::builder::TypedValueParser as _;
-    let names = JsonPreset::ALL.iter().map(|p| p.name());
-    clap::builder::PossibleValuesParser::new(names)
-        .map(|s| s.parse::<JsonPreset>().unwrap_or(JsonPreset::Nginx))
+/// A library enum's values by name, for flags that list names only: the
+/// enum's doc comments (which clap would show as each value's help) are
+/// written for the API.
+fn names_only<E: ValueEnum + 'static>() -> impl Iterator<Item = PossibleValue> {
+    E::value_variants()
+        .iter()
+        .filter_map(E::to_possible_value)
+        .map(|v| v.help(None::<&str>))
+}
+
+/// The parser of a [`names_only`] flag; case is ignored where the flag says
+/// `ignore_case`.
+fn names_parser<E: ValueEnum + Clone + Send + Sync + 'static>() -> impl TypedValueParser<Value = E>
+{
+    PossibleValuesParser::new(names_only::<E>()).try_map(|s| E::from_str(&s, true))
 }
 
 fn parse_rate(s: &str) -> Result<f64, String> {
@@ -413,57 +421,6 @@ fn parse_rate(s: &str) -> Result<f64, String> {
             "{s:?} is not a rate between 0 and 1 (or 0% and 100%)"
         )),
     }
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum ProfileArg {
-    /// Exactly the URL Standard's href.
-    Whatwg,
-    /// whatwg plus RFC 3986 normalization that keeps the meaning.
-    Rfc3986,
-    /// rfc3986 plus the dedup rules that are safe in practice.
-    Safe,
-    /// safe plus every default dedup rule (see --list-rules).
-    Aggressive,
-}
-
-impl ProfileArg {
-    fn profile(self) -> Profile {
-        match self {
-            ProfileArg::Whatwg => Profile::Whatwg,
-            ProfileArg::Rfc3986 => Profile::Rfc3986,
-            ProfileArg::Safe => Profile::Safe,
-            ProfileArg::Aggressive => Profile::Aggressive,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum SurtArg {
-    /// `com,example)/path?query`: no scheme, no trailing comma (Wayback CDX).
-    Cdx,
-    /// `http://(com,example,)/path?query`.
-    Classic,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum FieldArg {
-    /// The request target (with the record's host, when it has one).
-    Request,
-    /// The Referer header.
-    Referer,
-    /// Both, labelled (a field column).
-    Both,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum OutputArg {
-    /// One URL per line (and the columns asked for, tab-separated).
-    Plain,
-    /// line, url, key, target or reason, and the columns asked for.
-    Tsv,
-    /// One JSON object per line.
-    Jsonl,
 }
 
 fn main() -> ExitCode {
@@ -678,16 +635,8 @@ fn options(cli: &Cli) -> Result<Options, String> {
     } else {
         Mode::Records
     };
-    let field = match cli.field {
-        FieldArg::Request => Field::Request,
-        FieldArg::Referer => Field::Referer,
-        FieldArg::Both => Field::Both,
-    };
-    let output = match cli.format {
-        OutputArg::Plain => OutputFormat::Plain,
-        OutputArg::Tsv => OutputFormat::Tsv,
-        OutputArg::Jsonl => OutputFormat::Jsonl,
-    };
+    let field = cli.field;
+    let output = cli.format;
     if mode == Mode::Pipe && field == Field::Both && output != OutputFormat::Plain {
         return Err(
             "--pipe --field both writes two tab-separated URLs per line; it needs --format plain"
@@ -706,7 +655,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
     if cli.max_line_len < 1024 {
         return Err("--max-line-len must be at least 1024".to_string());
     }
-    let profile = cli.profile.profile();
+    let profile = cli.profile;
     let text = match &cli.rules {
         Some(path) => Some(
             std::fs::read_to_string(path)
@@ -732,9 +681,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
                     .to_string(),
             );
         }
-        let p = cli
-            .key_profile
-            .map_or(Profile::Aggressive, ProfileArg::profile);
+        let p = cli.key_profile.unwrap_or(Profile::Aggressive);
         Some((p, Arc::new(build(p)?)))
     } else {
         None
@@ -772,10 +719,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         rules: Some(Arc::new(rules)),
         dedup,
         explain: cli.explain,
-        surt: cli.surt.map(|s| match s {
-            SurtArg::Cdx => SurtForm::Cdx,
-            SurtArg::Classic => SurtForm::Classic,
-        }),
+        surt: cli.surt,
         rule_merges: cli.stats || cli.stats_json.is_some(),
         base,
         output,

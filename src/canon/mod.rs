@@ -17,22 +17,48 @@ use rules::{RuleMask, RuleSet, Tier};
 
 /// How far canonicalization goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Profile {
     /// Exactly the WHATWG URL Standard's href (basic URL parser + serializer).
+    #[cfg_attr(
+        feature = "cli",
+        value(name = "whatwg", help = "Exactly the URL Standard's href")
+    )]
     Whatwg,
     /// `Whatwg`, plus RFC 3986 §6.2.2 normalization that keeps the meaning:
     /// percent-escape hex digits upper-cased and escaped unreserved characters
     /// (`ALPHA DIGIT - . _ ~`) decoded, in every component.
     #[default]
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            name = "rfc3986",
+            help = "whatwg plus RFC 3986 normalization that keeps the meaning"
+        )
+    )]
     Rfc3986,
     /// `Rfc3986`, plus the dedup rules that are safe for server-side dedup
     /// in practice (tier [`Tier::Safe`]): fragment, empty query parts,
     /// tracking and session parameters, userinfo, a host's trailing dot,
     /// and the rules file's default values and rewrites.
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            name = "safe",
+            help = "rfc3986 plus the dedup rules that are safe in practice"
+        )
+    )]
     Safe,
     /// `Safe`, plus the rules that are right for most sites and wrong for
     /// some (tier [`Tier::Aggressive`]): `www`, index files, query sorting,
     /// duplicate and trailing slashes, `+` as `%20`, IPv4-mapped hosts.
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            name = "aggressive",
+            help = "safe plus every default dedup rule (see --list-rules)"
+        )
+    )]
     Aggressive,
 }
 

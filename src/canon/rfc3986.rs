@@ -14,7 +14,8 @@
 //! parser; the WHATWG parser never writes an unreserved character as an escape,
 //! so decoding here can not undo its work.
 
-use crate::url::class::{hex_value, is_unreserved, HEX_UPPER};
+use crate::ascii::hex_value;
+use crate::url::class::{is_unreserved, HEX_UPPER};
 use crate::url::parts::{Parts, ABSENT};
 
 /// Normalizes the escapes in `out[start..]` in place (the URL only shrinks) and

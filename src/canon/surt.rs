@@ -58,10 +58,13 @@
 //! Input is a URL that is already canonical plus its [`Parts`]. Each function
 //! appends to `out`, reserving once, and allocates nothing else.
 
+use crate::ascii;
+use crate::url::host::is_ipv4;
 use crate::url::parts::Parts;
 
 /// Which SURT spelling [`surt`] writes (see the module docs for examples).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum SurtForm {
     /// The CDX / Wayback index key: no scheme, the host's labels reversed and
     /// joined by `,` with no trailing comma, then `:port` when there is one,
@@ -69,13 +72,26 @@ pub enum SurtForm {
     /// `http://www.archive.org/goo/?a=1` → `org,archive,www)/goo/?a=1`
     /// (removing `www` and the other IA rewrites are other rules' job).
     #[default]
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            name = "cdx",
+            help = "`com,example)/path?query`: no scheme, no trailing comma (Wayback CDX)"
+        )
+    )]
     Cdx,
     /// Heritrix's SURT: `http://(org,example,foo,:81)/path?query#frag`, with
     /// the scheme, a trailing comma after the reversed host, no userinfo.
+    #[cfg_attr(
+        feature = "cli",
+        value(name = "classic", help = "`http://(com,example,)/path?query`")
+    )]
     Classic,
     /// `Classic` without the scheme: `org,example,foo,:81)/path?query#frag`.
+    #[cfg_attr(feature = "cli", value(skip))]
     ClassicWithoutScheme,
     /// `Classic` without the trailing comma: `http://(org,example,foo:81)/path?query#frag`.
+    #[cfg_attr(feature = "cli", value(skip))]
     ClassicWithoutTrailingComma,
 }
 
@@ -127,7 +143,7 @@ pub fn surt(url: &[u8], parts: &Parts, form: SurtForm, out: &mut Vec<u8>) {
     push_host(host, trailing_comma, out);
     if let Some(port) = parts.port() {
         out.push(b':');
-        push_port(port, out);
+        ascii::push_decimal(out, port.into());
     }
     out.push(b')');
     out.extend_from_slice(&url[parts.path_start as usize..]);
@@ -162,7 +178,7 @@ pub fn ssurt(url: &[u8], parts: &Parts, out: &mut Vec<u8>) {
     push_host(host, true, out);
     out.extend_from_slice(b"//");
     if let Some(port) = parts.port() {
-        push_port(port, out);
+        ascii::push_decimal(out, port.into());
         out.push(b':');
     }
     out.extend_from_slice(scheme);
@@ -250,74 +266,6 @@ fn push_label(label: &[u8], out: &mut Vec<u8>) {
     } else {
         out.extend(label.iter().map(|&b| if b == b',' { b'.' } else { b }));
     }
-}
-
-/// Appends a port number in decimal without leading zeros, as the URL
-/// Standard serializes it.
-fn push_port(port: u16, out: &mut Vec<u8>) {
-    let mut digits = [0u8; 5];
-    let mut at = digits.len();
-    let mut n = port;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
-}
-
-/// Whether the URL Standard's IPv4 parser accepts `host`
-/// (<https://url.spec.whatwg.org/#concept-ipv4-parser>), ignoring validation
-/// errors: "If the last item in parts is the empty string ... remove the last
-/// item from parts"; "If parts's size is greater than 4, ... return failure";
-/// each part must be an IPv4 number; "If any but the last item in numbers is
-/// greater than 255, then return failure"; "If the last item in numbers is
-/// greater than or equal to 256^(5 − numbers's size), then return failure."
-///
-/// urlcanon's `parse_ipv4` differs on hosts that a canonical URL never has (it
-/// reads an empty middle part as 0 and `0.0.0.0` as not an address).
-fn is_ipv4(host: &[u8]) -> bool {
-    let host = host.strip_suffix(b".").unwrap_or(host);
-    if host.is_empty() {
-        return false;
-    }
-    let count = 1 + memchr::memchr_iter(b'.', host).count();
-    if count > 4 {
-        return false;
-    }
-    let last_limit = 1u64 << (8 * (5 - count));
-    host.split(|&b| b == b'.').enumerate().all(|(i, part)| {
-        let limit = if i + 1 == count { last_limit } else { 256 };
-        ipv4_number(part).is_some_and(|n| n < limit)
-    })
-}
-
-/// The URL Standard's IPv4 number parser
-/// (<https://url.spec.whatwg.org/#ipv4-number-parser>): "0x"/"0X" selects
-/// hex, a leading "0" octal, else decimal; "0x" alone is 0. `None` for a
-/// part that is not a number, or one too large for any IPv4 address.
-fn ipv4_number(part: &[u8]) -> Option<u64> {
-    if part.is_empty() {
-        return None;
-    }
-    let (digits, radix) = match part {
-        [b'0', b'x' | b'X', rest @ ..] => (rest, 16),
-        [b'0', rest @ ..] if !rest.is_empty() => (rest, 8),
-        _ => (part, 10),
-    };
-    let mut n: u64 = 0;
-    for &b in digits {
-        let d = (b as char).to_digit(radix)?;
-        // Anything above u32::MAX is out of range whatever the part count.
-        n = n * u64::from(radix) + u64::from(d);
-        if n > u64::from(u32::MAX) {
-            return None;
-        }
-    }
-    Some(n)
 }
 
 #[cfg(test)]
@@ -414,15 +362,6 @@ mod tests {
             ("a,b.c", "c,a.b,"),
         ] {
             assert_eq!(host_fn(ssurt_host, host), want, "{host:?}");
-        }
-    }
-
-    #[test]
-    fn port_digits() {
-        for (port, want) in [(0u16, "0"), (7, "7"), (81, "81"), (65535, "65535")] {
-            let mut out = Vec::new();
-            push_port(port, &mut out);
-            assert_eq!(out, want.as_bytes());
         }
     }
 

@@ -16,6 +16,7 @@ use memchr::memchr;
 
 use super::escape::{quoted_end, split_request, Request};
 use super::{Extracted, Field, Line, LineError, Skip};
+use crate::ascii;
 
 /// Reads ALB/ELB records.
 #[derive(Clone, Debug, Default)]
@@ -82,7 +83,7 @@ fn is_timestamp(field: &[u8]) -> bool {
 /// Starts like `2024-10-04T`.
 fn is_timestamp_prefix(field: &[u8]) -> bool {
     field.len() >= 11
-        && field[..4].iter().all(u8::is_ascii_digit)
+        && ascii::is_decimal(&field[..4])
         && field[4] == b'-'
         && field[7] == b'-'
         && field[10] == b'T'

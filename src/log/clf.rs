@@ -17,6 +17,7 @@ use memchr::memchr;
 
 use super::escape::{quoted_end, quoted_end_escaped, split_request, unescape_backslash, Request};
 use super::{Extracted, Field, Line, LineError, Skip};
+use crate::ascii;
 
 /// Length of Apache's `%t` with its brackets: `[10/Oct/2000:13:55:36 -0700]`.
 const TIME_LEN: usize = 28;
@@ -142,8 +143,8 @@ fn split_vhost(v: &[u8], out: &mut Extracted) -> Result<(), LineError> {
     // an IPv6 literal (`[::1]` has its colons before the `]`).
     let colon = memchr::memrchr(b':', v).filter(|&c| !v[c..].contains(&b']'));
     match colon {
-        Some(c) if c + 1 < v.len() && v[c + 1..].iter().all(u8::is_ascii_digit) => {
-            let port = parse_port(&v[c + 1..]).ok_or(LineError::BadHost)?;
+        Some(c) if ascii::is_decimal(&v[c + 1..]) => {
+            let port = ascii::parse_port(&v[c + 1..]).ok_or(LineError::BadHost)?;
             out.port = Some(port);
             out.host.extend_from_slice(&v[..c]);
         }
@@ -153,21 +154,6 @@ fn split_vhost(v: &[u8], out: &mut Extracted) -> Result<(), LineError> {
         out.host.clear();
     }
     Ok(())
-}
-
-/// Parses a decimal port (at most 65535).
-pub fn parse_port(digits: &[u8]) -> Option<u16> {
-    if digits.is_empty() || digits.len() > 5 {
-        return None;
-    }
-    let mut n: u32 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        n = n * 10 + u32::from(d - b'0');
-    }
-    u16::try_from(n).ok()
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use memchr::{memchr, memmem};
 
 use super::json::{JsonExtractor, JsonPaths, JsonPreset};
 use super::LogFormat;
+use crate::ascii::starts_with_ignore_case;
 
 /// How many non-empty lines the guess looks at.
 pub const SAMPLE_LINES: usize = 200;
@@ -97,10 +98,6 @@ pub fn detect(sample: &[u8]) -> Option<LogFormat> {
         3 => LogFormat::Common,
         _ => LogFormat::Plain,
     })
-}
-
-fn starts_with_ignore_case(line: &[u8], prefix: &[u8]) -> bool {
-    line.len() >= prefix.len() && line[..prefix.len()].eq_ignore_ascii_case(prefix)
 }
 
 fn shape(line: &[u8]) -> Shape {

@@ -6,17 +6,7 @@
 use memchr::memchr;
 
 use super::LineError;
-
-/// The value of an ASCII hex digit.
-#[inline]
-fn hex(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
+use crate::ascii::hex_pair;
 
 /// Apache `mod_log_config` and nginx escapes: Apache writes `"` as `\"`, `\`
 /// as `\\`, some whitespace as `\n` `\t` `\r` `\b` `\v`, and other non-printable
@@ -67,15 +57,12 @@ pub fn unescape_backslash(src: &[u8], out: &mut Vec<u8>) {
                 out.push(0x0b);
                 i += 2;
             }
-            Some(b'x') | Some(b'X') => match (
-                src.get(i + 2).copied().and_then(hex),
-                src.get(i + 3).copied().and_then(hex),
-            ) {
-                (Some(h), Some(l)) => {
-                    out.push(h << 4 | l);
+            Some(b'x') | Some(b'X') => match src.get(i + 2..).and_then(hex_pair) {
+                Some(byte) => {
+                    out.push(byte);
                     i += 4;
                 }
-                _ => {
+                None => {
                     out.push(b'\\');
                     i += 1;
                 }
@@ -100,15 +87,12 @@ pub fn unescape_hash(src: &[u8], out: &mut Vec<u8>) {
         };
         out.extend_from_slice(&src[i..i + n]);
         i += n;
-        match (
-            src.get(i + 1).copied().and_then(hex),
-            src.get(i + 2).copied().and_then(hex),
-        ) {
-            (Some(h), Some(l)) => {
-                out.push(h << 4 | l);
+        match hex_pair(&src[i + 1..]) {
+            Some(byte) => {
+                out.push(byte);
                 i += 3;
             }
-            _ => {
+            None => {
                 out.push(b'#');
                 i += 1;
             }

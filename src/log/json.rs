@@ -84,19 +84,23 @@ pub struct JsonPaths {
 
 /// The JSON layouts of well-known servers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum JsonPreset {
     /// Hand-written nginx `log_format ... escape=json` layouts named after
     /// nginx's variables: `request_uri` or `request`, `http_host` or `host`,
     /// `scheme`, `http_referer` (or the common misspelling `http_referrer`),
     /// `request_method`.
+    #[cfg_attr(feature = "cli", value(name = "nginx"))]
     Nginx,
     /// Caddy's access log (`http.log.access`): `request.uri`, `request.host`,
     /// `request.method`, `request.headers.Referer[0]`, `https` when
     /// `request.tls` is present.
+    #[cfg_attr(feature = "cli", value(name = "caddy"))]
     Caddy,
     /// Traefik's JSON access log (v1 and v2): `RequestPath`, `RequestAddr`
     /// (the Host header with its port; `RequestHost` drops the port),
     /// `RequestScheme` (absent in v1), `RequestMethod`, `request_Referer`.
+    #[cfg_attr(feature = "cli", value(name = "traefik"))]
     Traefik,
 }
 
@@ -808,11 +812,8 @@ fn hex_value(line: &[u8], from: usize, count: usize, open: usize, at: usize) -> 
     };
     let mut value = 0u32;
     for &digit in digits {
-        let nibble = match digit {
-            b'0'..=b'9' => digit - b'0',
-            b'a'..=b'f' => digit - b'a' + 10,
-            b'A'..=b'F' => digit - b'A' + 10,
-            _ => return Err((LineError::BadJson, at)),
+        let Some(nibble) = crate::ascii::hex_value(digit) else {
+            return Err((LineError::BadJson, at));
         };
         value = value << 4 | u32::from(nibble);
     }

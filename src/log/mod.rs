@@ -54,12 +54,25 @@ impl Scheme {
 
 /// What the caller wants from each record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Field {
     /// The request target (the default).
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            name = "request",
+            help = "The request target (with the record's host, when it has one)"
+        )
+    )]
     Request,
     /// The `Referer` header.
+    #[cfg_attr(feature = "cli", value(name = "referer", help = "The Referer header"))]
     Referer,
     /// Both: the request target, then the referer.
+    #[cfg_attr(
+        feature = "cli",
+        value(name = "both", help = "Both, labelled (a field column)")
+    )]
     Both,
 }
 
@@ -255,24 +268,34 @@ pub mod w3c;
 /// A log format (`-f/--log-format`). `auto` is not a format: it is the
 /// choice to [`detect`](crate::log) one per input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum LogFormat {
     /// One URL or request target per line.
+    #[cfg_attr(feature = "cli", value(name = "plain"))]
     Plain,
     /// Apache/nginx common log format (`%h %l %u %t "%r" %>s %b`).
+    #[cfg_attr(feature = "cli", value(name = "common"))]
     Common,
     /// Apache/nginx combined: common plus `"%{Referer}i" "%{User-agent}i"`.
+    #[cfg_attr(feature = "cli", value(name = "combined"))]
     Combined,
     /// Combined or common with a virtual-host prefix (`%v:%p` or `%v`).
+    #[cfg_attr(feature = "cli", value(name = "vhost"))]
     Vhost,
     /// W3C extended log (IIS and others), columns from `#Fields:`.
+    #[cfg_attr(feature = "cli", value(name = "w3c"))]
     W3c,
     /// Amazon CloudFront standard log (W3C, tab separated, percent-encoded values).
+    #[cfg_attr(feature = "cli", value(name = "cloudfront"))]
     Cloudfront,
     /// AWS Application/Classic Load Balancer access log.
+    #[cfg_attr(feature = "cli", value(name = "alb"))]
     Alb,
     /// One JSON object per line (nginx JSON, Caddy, Traefik, or given field paths).
+    #[cfg_attr(feature = "cli", value(name = "json"))]
     Json,
     /// HAProxy HTTP log, usually with a syslog prefix.
+    #[cfg_attr(feature = "cli", value(name = "haproxy"))]
     Haproxy,
 }
 
@@ -308,8 +331,37 @@ impl LogFormat {
     /// True for formats whose meaning of a line depends on an earlier header
     /// line (`#Fields:`), which must be carried from chunk to chunk.
     pub fn has_header_state(self) -> bool {
-        matches!(self, LogFormat::W3c | LogFormat::Cloudfront)
+        self.header_line().is_some()
     }
+
+    /// How to find the format's header lines, for formats whose lines
+    /// depend on an earlier one (W3C's `#Fields:`); `None` for the others.
+    pub fn header_line(self) -> Option<HeaderLine> {
+        match self {
+            LogFormat::W3c | LogFormat::Cloudfront => Some(w3c::HEADER_LINE),
+            _ => None,
+        }
+    }
+
+    /// The header lines to look for in an input whose format is not known
+    /// yet (it is detected from the first piece, which may hold one): those
+    /// of the first format that has any.
+    pub fn any_header_line() -> Option<HeaderLine> {
+        LogFormat::ALL.into_iter().find_map(LogFormat::header_line)
+    }
+}
+
+/// How a reader recognises a format's header lines, so that it can hand the
+/// last one seen to the records after it (see
+/// [`Chunker::track_header`](crate::input::Chunker::track_header)) without
+/// knowing the format.
+#[derive(Clone, Copy, Debug)]
+pub struct HeaderLine {
+    /// A byte that every header line has: a reader looks for it first and
+    /// only tests the lines it is in.
+    pub marker: u8,
+    /// Whether a whole line (without its line end) is a header line.
+    pub is_header: fn(&[u8]) -> bool,
 }
 
 impl fmt::Display for LogFormat {

@@ -102,6 +102,7 @@
 use memchr::{memchr, memchr2};
 
 use super::{Extracted, Field, Line, LineError, Scheme, Skip};
+use crate::ascii;
 
 /// Column roles: what a column means to the extractor. 0 is "not used".
 const STEM: usize = 1;
@@ -201,6 +202,13 @@ pub struct W3cExtractor {
     last_referer: Option<usize>,
 }
 
+/// W3C's header lines: `#Fields:` directives, which set the columns of the
+/// records after them (after a UTF-8 BOM too).
+pub const HEADER_LINE: super::HeaderLine = super::HeaderLine {
+    marker: b'#',
+    is_header: W3cExtractor::is_fields_line,
+};
+
 impl W3cExtractor {
     /// A reader for IIS-style W3C logs (`cloudfront == false`) or for
     /// CloudFront standard logs, whose values are percent-encoded by the
@@ -220,7 +228,7 @@ impl W3cExtractor {
     /// last one to the next chunk).
     pub fn is_fields_line(line: &[u8]) -> bool {
         let line = line.strip_prefix(BOM).unwrap_or(line);
-        line.len() >= 8 && line[..8].eq_ignore_ascii_case(b"#fields:")
+        ascii::starts_with_ignore_case(line, b"#fields:")
     }
 
     /// Processes one line (without its line end). `#Fields:` lines set the
@@ -361,7 +369,7 @@ impl W3cExtractor {
         if let Some(s) = spans[PORT] {
             let p = value(line, s);
             if !is_placeholder(p) {
-                match parse_port(p) {
+                match ascii::parse_port(p) {
                     Some(port) => out.port = Some(port),
                     None => return Some(Line::Error(LineError::BadHost, s.start)),
                 }
@@ -567,22 +575,7 @@ fn copy_value(dst: &mut Vec<u8>, src: &[u8], flags: u8) {
 /// `%25` followed by two hex digits: a `%XX` escape that the logger encoded
 /// once more.
 fn is_reencoded_percent(s: &[u8]) -> bool {
-    matches!(s, [b'%', b'2', b'5', h, l, ..] if h.is_ascii_hexdigit() && l.is_ascii_hexdigit())
-}
-
-/// A decimal port 0..=65535 (at most 5 digits).
-fn parse_port(p: &[u8]) -> Option<u16> {
-    if p.is_empty() || p.len() > 5 {
-        return None;
-    }
-    let mut n: u32 = 0;
-    for &b in p {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        n = n * 10 + u32::from(b - b'0');
-    }
-    u16::try_from(n).ok()
+    s.starts_with(b"%25") && ascii::hex_pair(&s[3..]).is_some()
 }
 
 /// Incapsula's `cs-uri` of `www.example.com/page.php`: moves the host (when

@@ -42,12 +42,31 @@ pub use distinct::is_spill_error;
 
 /// How records are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum OutputFormat {
     /// One canonical URL per line (`--key` adds a tab and the fingerprint).
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            name = "plain",
+            help = "One URL per line (and the columns asked for, tab-separated)"
+        )
+    )]
     Plain,
     /// `line TAB url TAB key TAB original-or-reason`.
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            name = "tsv",
+            help = "line, url, key, target or reason, and the columns asked for"
+        )
+    )]
     Tsv,
     /// One JSON object per line.
+    #[cfg_attr(
+        feature = "cli",
+        value(name = "jsonl", help = "One JSON object per line")
+    )]
     Jsonl,
 }
 

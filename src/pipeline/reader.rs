@@ -12,6 +12,7 @@ use super::stats::{FileReport, Stats};
 use super::{ByteRange, Event, FileCtx, Job, Mode, Options, OutputFormat};
 use crate::input::{self, Chunker, Piece, Source};
 use crate::log::detect::detect_input;
+use crate::log::LogFormat;
 
 /// How much of an input the format guess looks at.
 const DETECT_BYTES: usize = 64 * 1024;
@@ -122,7 +123,10 @@ impl<'a> Reader<'a> {
         let streaming = input.size.is_none();
         let mut chunker =
             Chunker::with_head(input.head, input.reader, opts.chunk_len, opts.max_line);
-        chunker.track_header(opts.format.is_none_or(|f| f.has_header_state()));
+        chunker.track_header(
+            opts.format
+                .map_or_else(LogFormat::any_header_line, LogFormat::header_line),
+        );
         chunker.set_streaming(streaming);
         let buf = self.take()?;
         let first = chunker.next_piece(buf);
@@ -144,7 +148,7 @@ impl<'a> Reader<'a> {
             return self.event(Event::Start(Box::new(report)));
         };
         if !detected.format.has_header_state() {
-            chunker.track_header(false);
+            chunker.track_header(None);
         }
         report.format = Some(detected.format);
         report.json_preset = detected.json_preset;

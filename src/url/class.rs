@@ -141,16 +141,8 @@ pub fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }
 
-/// The value of an ASCII hex digit, or `None`.
-#[inline]
-pub fn hex_value(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
+// Kept at its public path; the one definition is the crate's ASCII helper.
+pub use crate::ascii::hex_value;
 
 #[cfg(test)]
 mod tests {

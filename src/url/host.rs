@@ -22,6 +22,7 @@
 use super::class;
 use super::reject::Reason;
 use super::simd;
+use crate::ascii;
 
 /// What kind of host was written to `out`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,7 +176,7 @@ pub fn ends_in_a_number(domain: &[u8]) -> bool {
         Some(dot) => &domain[dot + 1..],
         None => domain,
     };
-    if !last.is_empty() && last.iter().all(u8::is_ascii_digit) {
+    if ascii::is_decimal(last) {
         return true;
     }
     // "If parsing last as an IPv4 number does not return failure, return
@@ -223,10 +224,7 @@ fn first_problem(bytes: &[u8], set: u8) -> Option<(Reason, usize)> {
 /// Whether `input[i..]` starts with `%` and two hex digits.
 #[inline]
 fn is_escape(input: &[u8], i: usize) -> bool {
-    input[i] == b'%'
-        && i + 2 < input.len()
-        && input[i + 1].is_ascii_hexdigit()
-        && input[i + 2].is_ascii_hexdigit()
+    ascii::is_percent_escape(&input[i..])
 }
 
 /// [Percent-decodes](https://url.spec.whatwg.org/#percent-decode) `input`
@@ -240,10 +238,8 @@ pub fn percent_decode_into(scratch: &mut Vec<u8>, input: &[u8]) {
         i += found;
         if is_escape(input, i) {
             scratch.extend_from_slice(&input[run..i]);
-            // Both are hex digits (is_escape), so hex_value cannot fail.
-            let hi = class::hex_value(input[i + 1]).unwrap_or(0);
-            let lo = class::hex_value(input[i + 2]).unwrap_or(0);
-            scratch.push(hi << 4 | lo);
+            // Both are hex digits (is_escape), so hex_pair cannot fail.
+            scratch.push(ascii::hex_pair(&input[i + 1..]).unwrap_or(0));
             i += 3;
             run = i;
         } else {
@@ -375,9 +371,25 @@ fn parse_ipv4_number(part: &[u8]) -> Option<u64> {
     Some(n)
 }
 
-/// The [IPv4 parser](https://url.spec.whatwg.org/#concept-ipv4-parser) on an
-/// ASCII domain that ends in a number. The error is the offset of the part
-/// that made it fail.
+/// Whether the URL Standard's [IPv4 parser](https://url.spec.whatwg.org/#concept-ipv4-parser)
+/// accepts `host`, ignoring validation errors: one to four dot-separated
+/// decimal, octal (`0` prefix) or hex (`0x` prefix) numbers, all but the last
+/// at most 255 and the last filling the bytes left (`1.2.3.4`, `0x80`,
+/// `10.1`, `1.2.3.4.`). The SURT writer keeps such hosts as they are.
+///
+/// urlcanon's `parse_ipv4` differs on hosts that a canonical URL never has (it
+/// reads an empty middle part as 0 and `0.0.0.0` as not an address).
+#[inline]
+pub(crate) fn is_ipv4(host: &[u8]) -> bool {
+    // A host whose last label is not a number is not an address: the cheap
+    // test the host parser also makes first, before parsing each part.
+    ends_in_a_number(host) && parse_ipv4(host).is_ok()
+}
+
+/// The [IPv4 parser](https://url.spec.whatwg.org/#concept-ipv4-parser). The
+/// host parser calls it on an ASCII domain that ends in a number; any other
+/// bytes fail at the first part that is not a number. The error is the
+/// offset of the part that made it fail.
 fn parse_ipv4(domain: &[u8]) -> Result<u32, usize> {
     // "If the last item in parts is the empty string ... if parts's size is
     // greater than 1, then remove the last item from parts."
@@ -464,7 +476,7 @@ pub(crate) fn parse_ipv6(s: &[u8]) -> Result<[u16; 8], usize> {
         let mut value: u16 = 0;
         let mut length = 0;
         while length < 4 {
-            match at(p).and_then(class::hex_value) {
+            match at(p).and_then(ascii::hex_value) {
                 Some(d) => {
                     value = value * 0x10 + d as u16;
                     p += 1;

@@ -31,6 +31,7 @@ use super::simd::{
     SpecialAuthorityEnd, SpecialPathSet, SpecialQuerySet, SpecialSegmentStop, TabNewline,
     UserinfoSet,
 };
+use crate::ascii;
 
 /// How the input is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -532,17 +533,14 @@ impl Parser<'_, '_> {
         if digits.is_empty() {
             return Ok(());
         }
-        let mut port: u32 = 0;
-        for &d in digits {
-            port = port * 10 + u32::from(d - b'0');
-            if port > 65535 {
-                return Err((Reason::PortOutOfRange, from));
-            }
-        }
+        let Some(port) = ascii::parse_u16(digits) else {
+            return Err((Reason::PortOutOfRange, from));
+        };
+        let port = u32::from(port);
         if port != self.default_port {
             self.parts.port = port;
             self.out.push(b':');
-            push_decimal(self.out, port);
+            ascii::push_decimal(self.out, port);
         }
         Ok(())
     }
@@ -820,19 +818,4 @@ impl Parser<'_, '_> {
         }
         self.path_start_state(i + end)
     }
-}
-
-/// Appends the decimal digits of `n`.
-fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
-    let mut buf = [0u8; 10];
-    let mut k = buf.len();
-    loop {
-        k -= 1;
-        buf[k] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[k..]);
 }

@@ -19,6 +19,7 @@ use regex::bytes::CaptureLocations;
 use smallvec::SmallVec;
 
 use super::{Config, Rule, RuleMask, RuleSet, SortQuery, TrailingSlash};
+use crate::ascii;
 use crate::url::host::{ends_in_a_number, parse_ipv6, write_ipv4};
 use crate::url::parts::{Parts, ABSENT};
 
@@ -474,8 +475,7 @@ fn find_jsessionid(seg: &[u8]) -> Option<usize> {
     let mut from = 0;
     while let Some(k) = find(b';', &seg[from..]) {
         let at = from + k;
-        if seg.len() - at >= NEEDLE.len() && seg[at..at + NEEDLE.len()].eq_ignore_ascii_case(NEEDLE)
-        {
+        if ascii::starts_with_ignore_case(&seg[at..], NEEDLE) {
             return Some(at);
         }
         from = at + 1;
@@ -489,11 +489,7 @@ fn lowercase_into(seg: &[u8], out: &mut Vec<u8>, fired: &mut RuleMask) {
     let mut i = 0;
     while i < seg.len() {
         let b = seg[i];
-        if b == b'%'
-            && i + 2 < seg.len()
-            && seg[i + 1].is_ascii_hexdigit()
-            && seg[i + 2].is_ascii_hexdigit()
-        {
+        if b == b'%' && ascii::is_percent_escape(&seg[i..]) {
             out.extend_from_slice(&seg[i..i + 3]);
             i += 3;
             continue;

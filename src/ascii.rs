@@ -1,0 +1,189 @@
+//! Small ASCII byte helpers shared by the log readers, the URL parser and the
+//! canonicalization rules: hex digits, percent escapes, decimal numbers.
+//!
+//! Each was written several times before; one copy here keeps their edge
+//! cases (overflow, empty input, a non-digit) the same everywhere. They are
+//! tiny and sit on hot paths, so each is `#[inline]`.
+
+/// The value of an ASCII hex digit (`0-9`, `a-f`, `A-F`), or `None`.
+#[inline]
+pub fn hex_value(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// The byte written by the two hex digits that `s` starts with (`"4a…"` is
+/// `0x4A`), or `None` when `s` does not start with two hex digits.
+#[inline]
+pub fn hex_pair(s: &[u8]) -> Option<u8> {
+    match s {
+        [h, l, ..] => Some(hex_value(*h)? << 4 | hex_value(*l)?),
+        _ => None,
+    }
+}
+
+/// Whether `s` starts with a percent escape: `%` and two hex digits.
+#[inline]
+pub fn is_percent_escape(s: &[u8]) -> bool {
+    matches!(s, [b'%', h, l, ..] if h.is_ascii_hexdigit() && l.is_ascii_hexdigit())
+}
+
+/// Whether `s` is one or more ASCII decimal digits and nothing else.
+#[inline]
+pub fn is_decimal(s: &[u8]) -> bool {
+    !s.is_empty() && s.iter().all(u8::is_ascii_digit)
+}
+
+/// Whether `s` starts with `prefix`, ASCII case-insensitively.
+#[inline]
+pub fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
+    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+/// The value of a decimal number: one or more ASCII digits, nothing else
+/// (no sign, no spaces). `None` when it is empty, has a non-digit, or does
+/// not fit in a `u64`. Leading zeros are allowed.
+#[inline]
+pub fn parse_u64(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+    }
+    Some(n)
+}
+
+/// [`parse_u64`] limited to `u16` (at most 65535), as a port number.
+#[inline]
+pub fn parse_u16(digits: &[u8]) -> Option<u16> {
+    parse_u64(digits).and_then(|n| u16::try_from(n).ok())
+}
+
+/// A port as the loggers write one: 1 to 5 decimal digits, at most 65535.
+/// Unlike the URL Standard's port state (see [`parse_u16`]), a longer run of
+/// leading zeros is not a port.
+#[inline]
+pub fn parse_port(digits: &[u8]) -> Option<u16> {
+    if digits.len() > 5 {
+        return None;
+    }
+    parse_u16(digits)
+}
+
+/// Appends the decimal digits of `n`, without leading zeros (`0` is `0`).
+#[inline]
+pub fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
+    // u32::MAX has 10 digits.
+    let mut buf = [0u8; 10];
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[at..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_value_of_every_byte() {
+        for b in 0..=255u8 {
+            let want = (b as char).to_digit(16).map(|d| d as u8);
+            assert_eq!(hex_value(b), want, "{b:#04x}");
+        }
+    }
+
+    #[test]
+    fn hex_pairs_and_escapes() {
+        assert_eq!(hex_pair(b"4a"), Some(0x4a));
+        assert_eq!(hex_pair(b"Ff/"), Some(0xff));
+        assert_eq!(hex_pair(b"00"), Some(0));
+        assert_eq!(hex_pair(b""), None);
+        assert_eq!(hex_pair(b"4"), None);
+        assert_eq!(hex_pair(b"4g"), None);
+        assert_eq!(hex_pair(b"g4"), None);
+
+        assert!(is_percent_escape(b"%2F"));
+        assert!(is_percent_escape(b"%2fx"));
+        assert!(!is_percent_escape(b"%2"));
+        assert!(!is_percent_escape(b"%"));
+        assert!(!is_percent_escape(b""));
+        assert!(!is_percent_escape(b"%zz"));
+        assert!(!is_percent_escape(b"x2F"));
+    }
+
+    #[test]
+    fn decimal_and_case_tests() {
+        assert!(is_decimal(b"0"));
+        assert!(is_decimal(b"0123456789"));
+        assert!(!is_decimal(b""));
+        assert!(!is_decimal(b"12a"));
+        assert!(!is_decimal(b"-1"));
+        assert!(!is_decimal(b" 1"));
+
+        assert!(starts_with_ignore_case(b"#Fields: a", b"#fields:"));
+        assert!(starts_with_ignore_case(b"abc", b""));
+        assert!(starts_with_ignore_case(b"ABC", b"abc"));
+        assert!(!starts_with_ignore_case(b"ab", b"abc"));
+        assert!(!starts_with_ignore_case(b"abd", b"abc"));
+    }
+
+    #[test]
+    fn parse_u64_edges() {
+        assert_eq!(parse_u64(b"0"), Some(0));
+        assert_eq!(parse_u64(b"007"), Some(7));
+        assert_eq!(parse_u64(b"18446744073709551615"), Some(u64::MAX));
+        assert_eq!(parse_u64(b"18446744073709551616"), None);
+        assert_eq!(parse_u64(b"99999999999999999999999"), None);
+        assert_eq!(parse_u64(b"000000000000000000000000001"), Some(1));
+        assert_eq!(parse_u64(b""), None);
+        assert_eq!(parse_u64(b"+1"), None);
+        assert_eq!(parse_u64(b"1 "), None);
+        assert_eq!(parse_u64(b"1x"), None);
+    }
+
+    #[test]
+    fn parse_u16_and_port_edges() {
+        assert_eq!(parse_u16(b"65535"), Some(65535));
+        assert_eq!(parse_u16(b"65536"), None);
+        assert_eq!(parse_u16(b"0000080"), Some(80));
+        assert_eq!(parse_u16(b""), None);
+        assert_eq!(parse_u16(b"8o"), None);
+
+        assert_eq!(parse_port(b"0"), Some(0));
+        assert_eq!(parse_port(b"443"), Some(443));
+        assert_eq!(parse_port(b"00080"), Some(80));
+        assert_eq!(parse_port(b"65535"), Some(65535));
+        assert_eq!(parse_port(b"65536"), None);
+        assert_eq!(parse_port(b"99999"), None);
+        // Six digits are not a logged port, even with a small value.
+        assert_eq!(parse_port(b"000080"), None);
+        assert_eq!(parse_port(b""), None);
+        assert_eq!(parse_port(b"-"), None);
+        assert_eq!(parse_port(b"8 0"), None);
+    }
+
+    #[test]
+    fn push_decimal_round_trips() {
+        for n in [0, 1, 9, 10, 99, 100, 65535, 1_000_000, u32::MAX] {
+            let mut out = b"x".to_vec();
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("x{n}").into_bytes());
+        }
+    }
+}
