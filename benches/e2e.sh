@@ -11,6 +11,9 @@
 #                      once by examples/gen_access_log.rs and reused
 #   CANONURL_E2E_SIZE  log size for the generator (default 1GiB; e.g. 256MiB)
 #   CANONURL_E2E_RUNS  runs per command, the best is kept (default 3)
+#   CANONURL_E2E_TSV   where the table is also written as tab-separated values
+#                      (default $CANONURL_E2E_DIR/results.tsv), for
+#                      benches/chart.py
 #   CARGO_TARGET_DIR   respected, as by cargo
 #
 # Each command runs after the page cache was warmed, so the times are CPU and
@@ -22,6 +25,7 @@ cd "$(dirname "$0")/.."
 dir="${CANONURL_E2E_DIR:-target/e2e}"
 size="${CANONURL_E2E_SIZE:-1GiB}"
 runs="${CANONURL_E2E_RUNS:-3}"
+tsv="${CANONURL_E2E_TSV:-$dir/results.tsv}"
 target="${CARGO_TARGET_DIR:-target}"
 jobs="$(nproc)"
 
@@ -50,6 +54,7 @@ if [ ! -f "$log" ]; then
     mv "$log.tmp" "$log"
 fi
 bytes="$(wc -c < "$log")"
+lines="$(wc -l < "$log")"
 cat "$log" > /dev/null
 
 # Diagnostics for rejected lines go here, not to the terminal; writing them is
@@ -77,25 +82,29 @@ best_of() {
     echo "$best"
 }
 
-# row LABEL SECONDS: one table row.
+# row LABEL SECONDS: one table row, on stdout and (the same figures, raw) in
+# $tsv.new: a machine-readable copy, so that a chart never parses markdown.
 row() {
     awk -v label="$1" -v t="$2" -v n="$bytes" \
         'BEGIN { printf "| `%s` | %.3f | %.2f |\n", label, t, n / t / 1e9 }'
+    awk -v label="$1" -v t="$2" -v n="$bytes" -v l="$lines" \
+        'BEGIN { printf "%s\t%.6f\t%d\t%d\t%.4f\t%.0f\n", label, t, n, l, n / t / 1e9, l / t }' >> "$tsv.new"
 }
 
 commit="$(git rev-parse --short HEAD 2> /dev/null || echo unknown)"
 if [ -n "$(git status --porcelain --untracked-files=no 2> /dev/null)" ]; then
     commit="$commit (with uncommitted changes)"
 fi
+now="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -n 1)"
 
 echo "## canonurl end to end"
 echo
 echo "- commit: $commit"
-echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "- date: $now"
 echo "- cpu: ${cpu:-unknown ($(uname -m))}, nproc $jobs"
 echo "- $(rustc -V)"
-echo "- input: $log, $bytes bytes, $(wc -l < "$log") lines; best of $runs runs, page cache warm"
+echo "- input: $log, $bytes bytes, $lines lines; best of $runs runs, page cache warm"
 echo
 
 wc_time="$(best_of "wc -l FILE" wc -l "$log")"
@@ -104,6 +113,18 @@ one_time="$(best_of "canonurl -j 1" "$canonurl" -j 1 -o /dev/null "$log")"
 diag_lines="$(wc -l < "$diag")"
 all_time="$(best_of "canonurl -j $jobs" "$canonurl" -j "$jobs" -o /dev/null "$log")"
 
+# The TSV starts with the run's facts as `# key: value` comments; it is
+# written under a temporary name and renamed at the end, so that a failed run
+# never leaves a partial table behind for the chart.
+mkdir -p "$(dirname "$tsv")"
+{
+    echo "# canonurl end to end, benches/e2e.sh"
+    echo "# commit: $commit"
+    echo "# date: $now"
+    echo "# cpu: ${cpu:-unknown ($(uname -m))}, nproc $jobs"
+    echo "# input: $bytes bytes, $lines lines ($size combined log); best of $runs runs, page cache warm"
+    printf 'command\tseconds\tbytes\tlines\tgb_per_s\tlines_per_s\n'
+} > "$tsv.new"
 echo "| command | best s | GB/s |"
 echo "|---|---:|---:|"
 row "wc -l FILE" "$wc_time"
@@ -114,6 +135,8 @@ echo
 awk -v a="$one_time" -v b="$all_time" -v j="$jobs" \
     'BEGIN { printf "-j 1 time / -j %d time: %.2fx\n", j, a / b }'
 echo "canonurl stderr: $diag_lines lines (rejected lines) per run, kept in $diag"
+mv "$tsv.new" "$tsv"
+echo "table also written to $tsv"
 
 # Peak resident memory, from GNU time when it is there (not a timing run).
 if [ -x /usr/bin/time ]; then

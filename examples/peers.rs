@@ -1,17 +1,18 @@
 //! Runs one URL list through one canonicalizer, once, for instruction counting
-//! (`benches/instructions.sh` runs it under callgrind).
+//! (`benches/instructions.sh` and `benches/guard.sh` run it under callgrind).
 //!
 //! `cargo run --release --example peers -- FILE MODE` where MODE is `none`
-//! (read and split only: the harness cost, subtracted by the script),
-//! `whatwg`, `rfc3986`, `ada` or `url`. Lines that are not UTF-8 are left out
-//! for every mode (and so are empty lines), so all of them see the same inputs.
+//! (read and split only: the harness cost, subtracted by the scripts), a
+//! canonurl profile (`whatwg`, `rfc3986`, `safe`, `aggressive`), `ada` or
+//! `url`. Lines that are not UTF-8 are left out for every mode (and so are
+//! empty lines), so all of them see the same inputs.
 
 use canonurl::{Canonicalizer, Profile};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() != 3 {
-        eprintln!("usage: peers FILE none|whatwg|rfc3986|ada|url");
+        eprintln!("usage: peers FILE none|whatwg|rfc3986|safe|aggressive|ada|url");
         std::process::exit(2);
     }
     let data = std::fs::read(&args[1]).unwrap_or_else(|e| {
@@ -47,6 +48,8 @@ fn main() {
                 }
             }
         }
+        // Every profile by its `Profile` name (whatwg, rfc3986, safe,
+        // aggressive), so a new profile is measurable without a new mode.
         mode => {
             let profile: Profile = mode.parse().unwrap_or_else(|e| {
                 eprintln!("peers: {e}");
