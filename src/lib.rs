@@ -186,8 +186,9 @@
 //!       --> caller's Vec<u8> or bumpalo arena, with Parts offsets
 //! ```
 //!
-//! Scanning is done by [`url::simd::find`]: sixteen bytes a step with SSE2 on
-//! `x86_64`, a table elsewhere, over byte sets declared once in `url::simd`.
+//! Scanning is done by the crate's byte-set search (`url::simd`): sixteen
+//! bytes a step with SSE2 on `x86_64`, a table elsewhere, over byte sets
+//! declared once.
 //!
 //! ## Why
 //!
@@ -204,7 +205,7 @@ pub mod input;
 pub mod log;
 mod output;
 pub mod pipeline;
-pub mod url;
+pub(crate) mod url;
 
 pub use canon::{Base, Canonical, Canonicalizer, Profile, DEFAULT_MAX_INPUT_LEN};
 pub use log::RecordReader;
@@ -215,7 +216,12 @@ pub use url::reject::{Reason, Reject};
 /// directly. Not part of the API: it changes without notice.
 #[doc(hidden)]
 pub mod internals {
+    pub use crate::log::alb::AlbExtractor;
+    pub use crate::log::clf::ClfExtractor;
+    pub use crate::log::haproxy::HaproxyExtractor;
+    pub use crate::log::w3c::W3cExtractor;
     pub use crate::pipeline::worker::{PieceOut, Worker};
+    pub use crate::url::host::percent_decode_into;
 }
 
 /// The command's values are spelled as the library names them in statistics

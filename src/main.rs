@@ -250,7 +250,7 @@ struct Cli {
     /// KB/MB.. 1000-based. Past it the table is written to --temp-dir as
     /// sorted runs, merged at the end: the output is the same.
     #[arg(long, value_name = "SIZE", help_heading = "Threads and memory",
-          value_parser = pipeline::distinct::parse_size)]
+          value_parser = pipeline::parse_size)]
     memory: Option<u64>,
 
     /// Directory for the sorted runs of --memory [default: $TMPDIR or /tmp].

@@ -1192,7 +1192,7 @@ fn ada_host(host: &str) -> Option<String> {
 fn unicode_data_differs(case: &Case) -> bool {
     let input = [&case.input[..], case.base_bytes().unwrap_or_default()].concat();
     let mut decoded = Vec::new();
-    canonurl::url::host::percent_decode_into(&mut decoded, &input);
+    canonurl::internals::percent_decode_into(&mut decoded, &input);
     String::from_utf8_lossy(&decoded)
         .chars()
         .filter(|c| !c.is_ascii())

@@ -27,12 +27,12 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use canonurl::input::{self, Source};
-use canonurl::log::alb::AlbExtractor;
-use canonurl::log::clf::ClfExtractor;
+use canonurl::internals::AlbExtractor;
+use canonurl::internals::ClfExtractor;
+use canonurl::internals::HaproxyExtractor;
+use canonurl::internals::W3cExtractor;
 use canonurl::log::detect::detect;
-use canonurl::log::haproxy::HaproxyExtractor;
 use canonurl::log::json::{JsonExtractor, JsonPreset};
-use canonurl::log::w3c::W3cExtractor;
 use canonurl::log::{Extracted, Field, Line, LogFormat};
 
 /// The `url-dataset/` lists the benches read, one URL per line.

@@ -23,12 +23,12 @@
 use std::sync::Arc;
 
 use canonurl::canon::surt::SurtForm;
-use canonurl::log::alb::AlbExtractor;
-use canonurl::log::clf::ClfExtractor;
+use canonurl::internals::AlbExtractor;
+use canonurl::internals::ClfExtractor;
 use canonurl::log::detect::detect;
-use canonurl::log::haproxy::HaproxyExtractor;
+use canonurl::internals::HaproxyExtractor;
 use canonurl::log::json::{JsonExtractor, JsonPaths, JsonPreset};
-use canonurl::log::w3c::W3cExtractor;
+use canonurl::internals::W3cExtractor;
 use canonurl::log::{Extracted, Field, Line, LineError, LogFormat};
 use canonurl::pipeline::stats::Why;
 use canonurl::internals::{PieceOut, Worker};

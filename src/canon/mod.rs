@@ -9,7 +9,7 @@ use crate::url::parser::{self, Mode};
 use crate::url::parts::{Parts, ABSENT};
 use crate::url::reject::{Reason, Reject};
 
-pub mod rfc3986;
+pub(crate) mod rfc3986;
 pub mod rules;
 pub mod surt;
 

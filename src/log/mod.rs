@@ -263,7 +263,7 @@ pub enum Line {
 }
 
 pub mod json;
-pub mod w3c;
+pub(crate) mod w3c;
 
 /// A log format (`-f/--log-format`). `auto` is not a format: it is the
 /// choice to [`detect`](crate::log) one per input.
@@ -380,11 +380,11 @@ impl std::str::FromStr for LogFormat {
     }
 }
 
-pub mod alb;
-pub mod clf;
+pub(crate) mod alb;
+pub(crate) mod clf;
 pub mod detect;
-pub mod escape;
-pub mod haproxy;
+pub(crate) mod escape;
+pub(crate) mod haproxy;
 mod record;
 mod target;
 

@@ -14,7 +14,7 @@
 //! `--count` the writer hands each URL to the distinct table
 //! ([`distinct`]), which stays within `--memory` by spilling sorted runs.
 
-pub mod distinct;
+pub(crate) mod distinct;
 mod reader;
 pub mod stats;
 pub(crate) mod worker;
@@ -38,7 +38,7 @@ use worker::PieceOut;
 
 pub use crate::input::TOO_LONG_HEAD;
 pub use crate::output::{key, KEY_SEED};
-pub use distinct::is_spill_error;
+pub use distinct::{default_memory_limit, is_spill_error, parse_size};
 
 /// How records are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -149,6 +149,7 @@ pub fn find_path_run_scalar<S: ByteSet>(input: &[u8], mut i: usize, seg: usize) 
 
 /// The same search with the table only (the reference for tests, and the
 /// code for targets without SSE2).
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn find_scalar<S: ByteSet>(input: &[u8], mut i: usize) -> usize {
     while i < input.len() && !S::TABLE[input[i] as usize] {
         i += 1;

@@ -17,10 +17,10 @@
 //! lists. Everything per host is resolved when the [`RuleSet`] is built, so a
 //! URL costs one host lookup, and none without host sections.
 
-pub mod apply;
+pub(crate) mod apply;
 pub mod file;
-pub mod glob;
-pub mod rewrite;
+pub(crate) mod glob;
+pub(crate) mod rewrite;
 
 use std::fmt;
 use std::sync::Arc;
