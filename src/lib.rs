@@ -148,12 +148,30 @@
 //! The command's machinery is public too, one module per stage of the data's
 //! path: [`input`] (open, decompress, cut into pieces of whole lines;
 //! [`input::follow`] reads a growing, rotated file as `tail -F`), [`log`]
-//! (one extractor per log format: from a line to the parts of its request
-//! URL, with the logger's escaping undone; format detection), and
-//! [`pipeline`] (workers that build and canonicalize the URLs, the writer
-//! that keeps input order, the distinct table of `--unique`/`--count` that
-//! spills sorted runs to disk, statistics). [`pipeline::run`] is what the
-//! `canonurl` binary calls:
+//! (the [`RecordReader`] reads a line of any format into the parts of its
+//! request, the logger's escaping undone; [`log::request_url`] turns them
+//! into the URL to canonicalize; format detection), and [`pipeline`] (the
+//! reader, the workers and the ordered writer on their threads, the distinct
+//! table of `--unique`/`--count` that spills sorted runs to disk,
+//! statistics). A record by hand:
+//!
+//! ```
+//! use canonurl::log::{request_url, Extracted, Field, Line, LogFormat, RequestUrl};
+//! use canonurl::{Canonicalizer, Profile, RecordReader};
+//!
+//! let line = br#"shop.example:443 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a/../b?%7e HTTP/1.1" 200 1 "-" "ua""#;
+//! let mut reader = RecordReader::new(LogFormat::Vhost, None);
+//! let mut record = Extracted::default();
+//! assert_eq!(reader.read(line, Field::Request, &mut record), Line::Record);
+//! let mut url = Vec::new();
+//! assert_eq!(request_url(&record, None, &mut url), RequestUrl::Built { prefix: 20 });
+//! assert_eq!(url, b"https://shop.example/a/../b?%7e");
+//! let mut out = Vec::new();
+//! Canonicalizer::new(Profile::Rfc3986).canonicalize_into(&url, &mut out).unwrap();
+//! assert_eq!(out, b"https://shop.example/b?~");
+//! ```
+//!
+//! [`pipeline::run`] is the whole run, what the `canonurl` binary calls:
 //!
 //! ```
 //! use canonurl::input::Source;

@@ -591,6 +591,10 @@ impl Urls {
     }
 }
 
+/// Bytes a byte range's buffer holds beyond the range: the last line's
+/// overhang past the range's end, in most logs.
+pub(super) const RANGE_OVERHANG: usize = 128 * 1024;
+
 /// A worker thread: takes jobs until the reader is done, hands results to
 /// the writer in the order they finish (the writer restores input order).
 pub(super) fn work(
@@ -666,6 +670,13 @@ pub(super) fn work(
             } => {
                 let mut result = out_free.try_recv().unwrap_or_default();
                 let (start, end, len) = (range.start, range.end, range.file_len);
+                // Room for the range and its last line's usual overhang, once:
+                // growing the buffer a read at a time would double it past
+                // what the writer keeps, and zero it again on every range.
+                let room = (end - start) as usize + RANGE_OVERHANG;
+                if buf.capacity() < room {
+                    buf.reserve_exact(room - buf.len());
+                }
                 match read_owned_lines(&range.file, start, end, len, opts.max_line, &mut buf) {
                     Ok(owned) => {
                         result.stats.bytes += owned.file_bytes;

@@ -171,7 +171,7 @@ impl<'a, 's> Writer<'a, 's> {
         result.clear();
         let _ = self.out_free.send(result);
         let mut buf = buf;
-        if buf.capacity() > 2 * self.opts.chunk_len {
+        if buf.capacity() > 2 * self.opts.chunk_len + 2 * super::worker::RANGE_OVERHANG {
             // Grown for one long line: give the memory back.
             buf = Vec::new();
         }
