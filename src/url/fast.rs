@@ -15,8 +15,8 @@ use super::class::{hex_value, is_unreserved};
 use super::host::ends_in_a_number;
 use super::parts::{Parts, ABSENT};
 use super::simd::{
-    find, find_path_run, CanonicalDomainStop, CanonicalFragmentStop, CanonicalQueryStop,
-    SpecialPathSet, SpecialPathSetPercent,
+    dispatch, find_path_run_with, find_with, CanonicalDomainStop, CanonicalFragmentStop,
+    CanonicalQueryStop, Chunk, Job, SpecialPathSet, SpecialPathSetPercent,
 };
 
 /// Checks the `%` at `i` and returns the index after it. With
@@ -50,17 +50,57 @@ fn escape<const STRICT: bool>(input: &[u8], i: usize) -> Option<usize> {
 /// given by `strict_escapes`), appends it to `out` and returns its parts.
 #[inline]
 pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> Option<Parts> {
-    // One copy per profile kind: the escape checks are then decided at
-    // compile time instead of at every `%` and every path run.
-    if strict_escapes {
-        http::<true>(input, out)
-    } else {
-        http::<false>(input, out)
+    let parts = dispatch(Fast {
+        input,
+        strict_escapes,
+        target: false,
+    })?;
+    // Copied here rather than in the job, where `extend_from_slice` was not
+    // inlined.
+    out.extend_from_slice(input);
+    Some(parts)
+}
+
+/// If `input` is an origin-form request target (`/path?query`) that
+/// path-only canonicalization leaves as it is, appends it to `out` and
+/// returns its parts (path at 0, no scheme or host).
+#[inline]
+pub fn canonical_target(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> Option<Parts> {
+    let parts = dispatch(Fast {
+        input,
+        strict_escapes,
+        target: true,
+    })?;
+    out.extend_from_slice(input);
+    Some(parts)
+}
+
+/// The fast path as a [`Job`], to run with the best byte-scanning engine:
+/// the parts of `input` if it is canonical.
+struct Fast<'a> {
+    input: &'a [u8],
+    strict_escapes: bool,
+    /// A request target, not a URL.
+    target: bool,
+}
+
+impl Job for Fast<'_> {
+    type Output = Option<Parts>;
+    #[inline(always)]
+    fn run<C: Chunk>(self, chunk: C) -> Option<Parts> {
+        // One copy per profile kind: the escape checks are then decided at
+        // compile time instead of at every `%` and every path run.
+        match (self.target, self.strict_escapes) {
+            (false, false) => http::<false, C>(chunk, self.input),
+            (false, true) => http::<true, C>(chunk, self.input),
+            (true, false) => target::<false, C>(chunk, self.input),
+            (true, true) => target::<true, C>(chunk, self.input),
+        }
     }
 }
 
 #[inline(always)]
-fn http<const STRICT: bool>(input: &[u8], out: &mut Vec<u8>) -> Option<Parts> {
+fn http<const STRICT: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Parts> {
     let (scheme_end, default_port, file) = if input.starts_with(b"https://") {
         (5usize, 443u32, false)
     } else if input.starts_with(b"http://") {
@@ -72,7 +112,7 @@ fn http<const STRICT: bool>(input: &[u8], out: &mut Vec<u8>) -> Option<Parts> {
     };
     let len = input.len();
     let host_start = scheme_end + 3;
-    let host_end = find::<CanonicalDomainStop>(input, host_start);
+    let host_end = find_with::<CanonicalDomainStop, C>(chunk, input, host_start);
     let host = &input[host_start..host_end];
     if host.is_empty() {
         // Only a file URL's host may be empty ("file:///p").
@@ -115,8 +155,7 @@ fn http<const STRICT: bool>(input: &[u8], out: &mut Vec<u8>) -> Option<Parts> {
         }
     }
     let path_start = i;
-    let (query_start, fragment_start) = path_query_fragment::<STRICT>(input, i)?;
-    out.extend_from_slice(input);
+    let (query_start, fragment_start) = path_query_fragment::<STRICT, C>(chunk, input, i)?;
     let len = input.len();
     let after_scheme = host_start as u32;
     Some(Parts {
@@ -137,20 +176,12 @@ fn http<const STRICT: bool>(input: &[u8], out: &mut Vec<u8>) -> Option<Parts> {
     })
 }
 
-/// If `input` is an origin-form request target (`/path?query`) that
-/// path-only canonicalization leaves as it is, appends it to `out` and
-/// returns its parts (path at 0, no scheme or host).
-#[inline]
-pub fn canonical_target(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> Option<Parts> {
+#[inline(always)]
+fn target<const STRICT: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Parts> {
     if input.first() != Some(&b'/') {
         return None;
     }
-    let (query_start, fragment_start) = if strict_escapes {
-        path_query_fragment::<true>(input, 0)?
-    } else {
-        path_query_fragment::<false>(input, 0)?
-    };
-    out.extend_from_slice(input);
+    let (query_start, fragment_start) = path_query_fragment::<STRICT, C>(chunk, input, 0)?;
     Some(Parts {
         path_start: 0,
         query_start,
@@ -170,16 +201,20 @@ pub fn canonical_target(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -
 /// call (register saves, its constants loaded again) cost about 57
 /// instructions per URL on `kasztp.txt` (`benches/instructions.sh`).
 #[inline(always)]
-fn path_query_fragment<const STRICT: bool>(input: &[u8], mut i: usize) -> Option<(u32, u32)> {
+fn path_query_fragment<const STRICT: bool, C: Chunk>(
+    chunk: C,
+    input: &[u8],
+    mut i: usize,
+) -> Option<(u32, u32)> {
     let len = input.len();
     i += 1;
     loop {
         // Stops at a byte to escape, `\`, `?`, `#`, and at a `.` or `%` that
         // starts a segment (`%` everywhere when escapes are checked).
         i = if STRICT {
-            find_path_run::<SpecialPathSetPercent>(input, i, usize::MAX)
+            find_path_run_with::<SpecialPathSetPercent, C>(chunk, input, i, usize::MAX)
         } else {
-            find_path_run::<SpecialPathSet>(input, i, usize::MAX)
+            find_path_run_with::<SpecialPathSet, C>(chunk, input, i, usize::MAX)
         };
         let Some(&b) = input.get(i) else { break };
         let starts_segment = input[i - 1] == b'/';
@@ -202,7 +237,7 @@ fn path_query_fragment<const STRICT: bool>(input: &[u8], mut i: usize) -> Option
         query_start = i as u32;
         i += 1;
         loop {
-            i = find::<CanonicalQueryStop>(input, i);
+            i = find_with::<CanonicalQueryStop, C>(chunk, input, i);
             match input.get(i) {
                 None | Some(b'#') => break,
                 Some(b'%') => i = escape::<STRICT>(input, i)?,
@@ -216,7 +251,7 @@ fn path_query_fragment<const STRICT: bool>(input: &[u8], mut i: usize) -> Option
         fragment_start = i as u32;
         i += 1;
         loop {
-            i = find::<CanonicalFragmentStop>(input, i);
+            i = find_with::<CanonicalFragmentStop, C>(chunk, input, i);
             match input.get(i) {
                 None => break,
                 Some(b'%') => i = escape::<STRICT>(input, i)?,
