@@ -38,6 +38,10 @@ pub trait ByteSet {
     const TABLE: [bool; 256] = table(Self::BELOW, Self::BYTES, Self::ALL_BUT_LOWER_ALNUM);
     /// The same as two nibble tables (see [`nibbles`]), for `pshufb`.
     const NIBBLES: Nibbles = nibbles(&Self::TABLE);
+    /// For path runs: nibble tables of this set, `.` or `%`, and `/`, with
+    /// the mask of each (see [`nibble_classes`]).
+    const PATH_NIBBLES: (Nibbles, [u8; 3]) =
+        nibble_classes([&Self::TABLE, &DOT_OR_PERCENT, &SLASH]);
 }
 
 /// Whether `b` is in `S`, read from the table where it is stored: indexing
@@ -62,43 +66,66 @@ pub struct Nibbles {
 /// column, a set of low nibbles; each distinct non-empty column gets one of
 /// eight bits. Every set here has at most six (compile-time checked).
 const fn nibbles(table: &[bool; 256]) -> Nibbles {
-    let mut columns = [0u16; 8];
-    let mut n = 0;
+    nibble_classes([table]).0
+}
+
+/// The same for several sets at once, sharing the eight bits: byte `b` is in
+/// set `c` when `lo[b & 15] & hi[b >> 4] & masks[c] != 0`. One lookup then
+/// classifies a byte for all of them.
+const fn nibble_classes<const N: usize>(tables: [&[bool; 256]; N]) -> (Nibbles, [u8; N]) {
     let mut lo = [0u8; 16];
     let mut hi = [0u8; 16];
-    let mut h = 0;
-    while h < 16 {
-        let mut column = 0u16;
-        let mut l = 0;
-        while l < 16 {
-            if table[h * 16 + l] {
-                column |= 1 << l;
-            }
-            l += 1;
-        }
-        if column != 0 {
-            let mut k = 0;
-            while k < n && columns[k] != column {
-                k += 1;
-            }
-            if k == n {
-                assert!(n < 8, "a set with more than 8 distinct nibble columns");
-                columns[n] = column;
-                n += 1;
-                let mut l = 0;
-                while l < 16 {
-                    if column & (1 << l) != 0 {
-                        lo[l] |= 1 << k;
-                    }
-                    l += 1;
+    let mut masks = [0u8; N];
+    let mut bits = 0;
+    let mut c = 0;
+    while c < N {
+        let table = tables[c];
+        let mut columns = [0u16; 8];
+        let mut n = 0;
+        let mut h = 0;
+        while h < 16 {
+            let mut column = 0u16;
+            let mut l = 0;
+            while l < 16 {
+                if table[h * 16 + l] {
+                    column |= 1 << l;
                 }
+                l += 1;
             }
-            hi[h] = 1 << k;
+            if column != 0 {
+                let mut k = 0;
+                while k < n && columns[k] != column {
+                    k += 1;
+                }
+                if k == n {
+                    assert!(bits < 8, "sets with more than 8 distinct nibble columns");
+                    columns[n] = column;
+                    n += 1;
+                    bits += 1;
+                    let mut l = 0;
+                    while l < 16 {
+                        if column & (1 << l) != 0 {
+                            lo[l] |= 1 << (bits - 1);
+                        }
+                        l += 1;
+                    }
+                }
+                // Bit of column k of this set: the bits before this set's,
+                // plus k.
+                hi[h] |= 1 << (bits - n + k);
+                masks[c] |= 1 << (bits - n + k);
+            }
+            h += 1;
         }
-        h += 1;
+        c += 1;
     }
-    Nibbles { lo, hi }
+    (Nibbles { lo, hi }, masks)
 }
+
+/// `.` or `%`: may start a dot segment (`.`, `%2e`).
+const DOT_OR_PERCENT: [bool; 256] = table(0, b".%", false);
+/// `/`.
+const SLASH: [bool; 256] = table(0, b"/", false);
 
 const fn table(below: u8, bytes: &[u8], all_but_lower_alnum: bool) -> [bool; 256] {
     let mut t = [false; 256];
@@ -409,10 +436,10 @@ mod sse2 {
 
 #[cfg(target_arch = "x86_64")]
 mod ssse3 {
-    use super::{ByteSet, Job, Ssse3};
+    use super::{ByteSet, Job, Nibbles, Ssse3};
     use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-        _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi8, _mm_srli_epi16,
+        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_set1_epi8, _mm_set_epi64x,
+        _mm_setzero_si128, _mm_shuffle_epi8, _mm_srli_epi16,
     };
 
     /// Runs `job` compiled for SSSE3 (its `run` is inlined here).
@@ -443,31 +470,38 @@ mod ssse3 {
     #[target_feature(enable = "ssse3")]
     #[inline]
     fn members_of<S: ByteSet>(v: __m128i) -> u32 {
-        let tables = const { S::NIBBLES };
+        let m = lookup(v, &const { S::NIBBLES });
+        !(_mm_movemask_epi8(_mm_cmpeq_epi8(m, _mm_setzero_si128())) as u32) & 0xffff
+    }
+
+    /// Each byte's `lo[low nibble] & hi[high nibble]`.
+    #[target_feature(enable = "ssse3")]
+    #[inline]
+    fn lookup(v: __m128i, tables: &Nibbles) -> __m128i {
         let nibble = _mm_set1_epi8(0x0f);
         let lo = _mm_and_si128(v, nibble);
         // Per 16-bit lane; the mask drops the bits shifted in from the
         // neighbouring byte.
         let hi = _mm_and_si128(_mm_srli_epi16::<4>(v), nibble);
-        let m = _mm_and_si128(
+        _mm_and_si128(
             _mm_shuffle_epi8(load(&tables.lo), lo),
             _mm_shuffle_epi8(load(&tables.hi), hi),
-        );
-        !(_mm_movemask_epi8(_mm_cmpeq_epi8(m, _mm_setzero_si128())) as u32) & 0xffff
+        )
     }
 
-    /// For a path chunk: (members of `S`, `.` or `%`, `/`), a bit per byte.
+    /// For a path chunk: (members of `S`, `.` or `%`, `/`), a bit per byte,
+    /// all three from one lookup.
     #[target_feature(enable = "ssse3")]
     #[inline]
     pub fn path_bits<S: ByteSet>(chunk: &[u8; 16]) -> (u32, u32, u32) {
-        let v = load(chunk);
-        let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
-        let dots = _mm_or_si128(eq(b'.'), eq(b'%'));
-        (
-            members_of::<S>(v),
-            _mm_movemask_epi8(dots) as u32,
-            _mm_movemask_epi8(eq(b'/')) as u32,
-        )
+        let (tables, masks) = const { S::PATH_NIBBLES };
+        let m = lookup(load(chunk), &tables);
+        let zero = _mm_setzero_si128();
+        let class = |mask: u8| {
+            let none = _mm_cmpeq_epi8(_mm_and_si128(m, _mm_set1_epi8(mask as i8)), zero);
+            !(_mm_movemask_epi8(none) as u32) & 0xffff
+        };
+        (class(masks[0]), class(masks[1]), class(masks[2]))
     }
 }
 
@@ -614,6 +648,23 @@ mod tests {
         check::<CanonicalFragmentStop>("CanonicalFragmentStop");
         check::<UserinfoSet>("UserinfoSet");
         check::<TabNewline>("TabNewline");
+        fn check_path<S: ByteSet>(name: &str) {
+            let (Nibbles { lo, hi }, masks) = S::PATH_NIBBLES;
+            for b in 0..=255u8 {
+                let m = lo[usize::from(b & 15)] & hi[usize::from(b >> 4)];
+                let want = [
+                    S::TABLE[usize::from(b)],
+                    matches!(b, b'.' | b'%'),
+                    b == b'/',
+                ];
+                for (c, mask) in masks.iter().enumerate() {
+                    assert_eq!(m & mask != 0, want[c], "{name}, class {c}: {b:#x}");
+                }
+            }
+        }
+        check_path::<PathSet>("PathSet");
+        check_path::<SpecialPathSet>("SpecialPathSet");
+        check_path::<SpecialPathSetPercent>("SpecialPathSetPercent");
     }
 
     /// The path-run search against its scalar twin: every byte value at
