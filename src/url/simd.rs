@@ -256,10 +256,18 @@ pub fn dispatch<J: Job>(job: J) -> J::Output {
             // SAFETY: `with_ssse3` requires SSSE3, which `engine` proves.
             return unsafe { ssse3::with_ssse3(job, engine) };
         }
-        job.run(Sse2)
+        with_sse2(job)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     job.run(Table)
+}
+
+/// Runs `job` with SSE2, out of line like the SSSE3 copy: inlined, it made
+/// [`dispatch`]'s caller big and kept that from being inlined in turn.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(never)]
+fn with_sse2<J: Job>(job: J) -> J::Output {
+    job.run(Sse2)
 }
 
 /// The index of the first byte of `input[i..]` in `S`, or `input.len()`.
@@ -274,27 +282,35 @@ pub fn find<S: ByteSet>(input: &[u8], i: usize) -> usize {
 /// [`find`] with the engine `chunk`.
 #[inline(always)]
 pub fn find_with<S: ByteSet, C: Chunk>(chunk: C, input: &[u8], mut i: usize) -> usize {
-    while let Some(bytes) = input.get(i..).and_then(|rest| rest.first_chunk::<16>()) {
-        let hits = chunk.members::<S>(bytes);
+    // With `last` computed once, the loop test is one compare (a
+    // `get(i..)` and `first_chunk` test cost several per call).
+    let Some(last) = input.len().checked_sub(16) else {
+        return find_scalar::<S>(input, i);
+    };
+    while i <= last {
+        let hits = chunk.members::<S>(chunk_at(input, i));
         if hits != 0 {
             return i + hits.trailing_zeros() as usize;
         }
         i += 16;
     }
+    if i >= input.len() {
+        return i;
+    }
     // Fewer than 16 bytes left: look at the input's last 16 bytes again
     // and drop the lanes before `i`.
-    if i < input.len() {
-        if let Some(bytes) = input.last_chunk::<16>() {
-            let before = i - (input.len() - 16);
-            let hits = chunk.members::<S>(bytes) >> before;
-            return if hits != 0 {
-                i + hits.trailing_zeros() as usize
-            } else {
-                input.len()
-            };
-        }
+    let hits = chunk.members::<S>(chunk_at(input, last)) >> (i - last);
+    if hits != 0 {
+        i + hits.trailing_zeros() as usize
+    } else {
+        input.len()
     }
-    find_scalar::<S>(input, i)
+}
+
+/// The sixteen bytes at `at` (`at + 16 <= input.len()`).
+#[inline(always)]
+fn chunk_at(input: &[u8], at: usize) -> &[u8; 16] {
+    input[at..at + 16].try_into().expect("16 bytes")
 }
 
 /// The first index `j >= i` where a run of plain path bytes ends: a byte of
@@ -325,32 +341,32 @@ pub fn find_path_run_with<S: ByteSet, C: Chunk>(
         let before = at == seg || (at > 0 && input[at - 1] == b'/');
         dots & ((slashes << 1) | u32::from(before))
     };
-    while let Some(bytes) = input.get(i..).and_then(|rest| rest.first_chunk::<16>()) {
-        let (stops, dots, slashes) = chunk.path_bits::<S>(bytes);
+    let Some(last) = input.len().checked_sub(16) else {
+        return find_path_run_scalar::<S>(input, i, seg);
+    };
+    while i <= last {
+        let (stops, dots, slashes) = chunk.path_bits::<S>(chunk_at(input, i));
         let hits = stops | starts(i, dots, slashes);
         if hits != 0 {
             return i + hits.trailing_zeros() as usize;
         }
         i += 16;
     }
-    if i < input.len() {
-        if let Some(bytes) = input.last_chunk::<16>() {
-            let at = input.len() - 16;
-            let before = i - at;
-            let (stops, dots, slashes) = chunk.path_bits::<S>(bytes);
-            let mut hits = stops | starts(at, dots, slashes);
-            if i == seg {
-                hits |= dots & (1 << before);
-            }
-            let hits = hits >> before;
-            return if hits != 0 {
-                i + hits.trailing_zeros() as usize
-            } else {
-                input.len()
-            };
-        }
+    if i >= input.len() {
+        return i;
     }
-    find_path_run_scalar::<S>(input, i, seg)
+    let before = i - last;
+    let (stops, dots, slashes) = chunk.path_bits::<S>(chunk_at(input, last));
+    let mut hits = stops | starts(last, dots, slashes);
+    if i == seg {
+        hits |= dots & (1 << before);
+    }
+    let hits = hits >> before;
+    if hits != 0 {
+        i + hits.trailing_zeros() as usize
+    } else {
+        input.len()
+    }
 }
 
 /// [`find_path_run`] with the table only.
