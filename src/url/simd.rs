@@ -36,10 +36,10 @@ pub trait ByteSet {
     const ALL_BUT_LOWER_ALNUM: bool = false;
     /// Membership of each byte, derived from the constants above.
     const TABLE: [bool; 256] = table(Self::BELOW, Self::BYTES, Self::ALL_BUT_LOWER_ALNUM);
-    /// The same as two nibble tables (see [`nibbles`]), for `pshufb`.
+    /// The same as two nibble tables (see `nibbles`), for `pshufb`.
     const NIBBLES: Nibbles = nibbles(&Self::TABLE);
     /// For path runs: nibble tables of this set, `.` or `%`, and `/`, with
-    /// the mask of each (see [`nibble_classes`]).
+    /// the mask of each (see `nibble_classes`).
     const PATH_NIBBLES: (Nibbles, [u8; 3]) =
         nibble_classes([&Self::TABLE, &DOT_OR_PERCENT, &SLASH]);
 }
