@@ -3,28 +3,29 @@
 //!
 //! Most URLs in real logs and crawls are already canonical. This pass accepts
 //! only inputs whose canonical form is the input itself: each component is
-//! scanned sixteen bytes a step ([`find`]) for the bytes that could need a
-//! change (upper case in the host, a dot segment, a byte to percent-encode,
-//! userinfo, an IP address, an escape the `rfc3986` profile would rewrite,
-//! ...), and at the first one it returns `None`; the general parser then
-//! starts over. Returning `None` is always safe, so the checks err on the side
-//! of caution. `tests/random.rs` checks that both paths give the same bytes
-//! and parts on every input (a leading space keeps an input off this path).
+//! scanned sixteen bytes a step ([`find_with`], with SSSE3 where the CPU has
+//! it) for the bytes that could need a change (upper case in the host, a dot
+//! segment, a byte to percent-encode, userinfo, an IP address, an escape the
+//! `rfc3986` profile would rewrite, ...), and at the first one it returns
+//! `None`; the general parser then starts over. Returning `None` is always
+//! safe, so the checks err on the side of caution. `tests/random.rs` checks
+//! that both paths give the same bytes and parts on every input (a leading
+//! space keeps an input off this path).
 
 use super::class::{hex_value, is_unreserved};
 use super::host::ends_in_a_number;
 use super::parts::{Parts, ABSENT};
 use super::simd::{
-    find, find_path_run, CanonicalDomainStop, CanonicalFragmentStop, CanonicalQueryStop,
-    SpecialPathSet, SpecialPathSetPercent,
+    dispatch, find_path_run_with, find_with, CanonicalDomainStop, CanonicalFragmentStop,
+    CanonicalQueryStop, Chunk, Job, SpecialPathSet, SpecialPathSetPercent,
 };
 
 /// Checks the `%` at `i` and returns the index after it. With
-/// `strict_escapes` (the `rfc3986` profile), an escape with lower-case hex or
+/// `STRICT` (the `rfc3986` profile), an escape with lower-case hex or
 /// of an unreserved character would be rewritten, so it is not canonical.
-#[inline]
-fn escape(input: &[u8], i: usize, strict_escapes: bool) -> Option<usize> {
-    if !strict_escapes {
+#[inline(always)]
+fn escape<const STRICT: bool>(input: &[u8], i: usize) -> Option<usize> {
+    if !STRICT {
         return Some(i + 1);
     }
     match (
@@ -48,8 +49,101 @@ fn escape(input: &[u8], i: usize, strict_escapes: bool) -> Option<usize> {
 
 /// If `input` is a canonical `http`, `https` or `file` URL (in the profile
 /// given by `strict_escapes`), appends it to `out` and returns its parts.
+///
+/// Inlined, and the job returns only the offsets it found: returning `Parts`
+/// from the job and then from here copied it twice (about 25 instructions per
+/// URL on `kasztp.txt`, `benches/instructions.sh`).
 #[inline]
 pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> Option<Parts> {
+    let found = dispatch(Fast {
+        input,
+        strict_escapes,
+        target: false,
+    })?;
+    // Copied here rather than in the job, where `extend_from_slice` was not
+    // inlined. `found` is read after the copy (through `black_box`), from
+    // where the job left it: read before, its six offsets had to be saved
+    // around the `memcpy` call.
+    let found = std::hint::black_box(&found);
+    out.extend_from_slice(input);
+    let after_scheme = found.scheme_end + 3;
+    Some(Parts {
+        scheme_end: found.scheme_end,
+        username_start: after_scheme,
+        username_end: after_scheme,
+        password_start: after_scheme,
+        password_end: after_scheme,
+        host_start: after_scheme,
+        host_end: found.host_end,
+        port: found.port,
+        path_start: found.path_start,
+        query_start: found.query_start,
+        fragment_start: found.fragment_start,
+        len: input.len() as u32,
+        special: true,
+        opaque_path: false,
+    })
+}
+
+/// If `input` is an origin-form request target (`/path?query`) that
+/// path-only canonicalization leaves as it is, appends it to `out` and
+/// returns its parts (path at 0, no scheme or host).
+#[inline]
+pub fn canonical_target(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> Option<Parts> {
+    let found = dispatch(Fast {
+        input,
+        strict_escapes,
+        target: true,
+    })?;
+    out.extend_from_slice(input);
+    Some(Parts {
+        path_start: 0,
+        query_start: found.query_start,
+        fragment_start: found.fragment_start,
+        len: input.len() as u32,
+        special: true,
+        ..Parts::default()
+    })
+}
+
+/// The fast path as a [`Job`], to run with the best byte-scanning engine:
+/// where the components of `input` lie, if it is canonical.
+struct Fast<'a> {
+    input: &'a [u8],
+    strict_escapes: bool,
+    /// A request target, not a URL.
+    target: bool,
+}
+
+/// What [`Fast`] found: the offsets that [`Parts`] takes from the input (a
+/// target has only a query and a fragment).
+#[derive(Clone, Copy, Debug)]
+struct Found {
+    scheme_end: u32,
+    host_end: u32,
+    port: u32,
+    path_start: u32,
+    query_start: u32,
+    fragment_start: u32,
+}
+
+impl Job for Fast<'_> {
+    type Output = Option<Found>;
+    #[inline(always)]
+    fn run<C: Chunk>(self, chunk: C) -> Option<Found> {
+        // One copy per profile kind: the escape checks are then decided at
+        // compile time instead of at every `%` and every path run.
+        match (self.target, self.strict_escapes) {
+            (false, false) => http::<false, C>(chunk, self.input),
+            (false, true) => http::<true, C>(chunk, self.input),
+            (true, false) => target::<false, C>(chunk, self.input),
+            (true, true) => target::<true, C>(chunk, self.input),
+        }
+    }
+}
+
+#[inline(always)]
+fn http<const STRICT: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Found> {
     let (scheme_end, default_port, file) = if input.starts_with(b"https://") {
         (5usize, 443u32, false)
     } else if input.starts_with(b"http://") {
@@ -61,7 +155,7 @@ pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> 
     };
     let len = input.len();
     let host_start = scheme_end + 3;
-    let host_end = find::<CanonicalDomainStop>(input, host_start);
+    let host_end = find_with::<CanonicalDomainStop, C>(chunk, input, host_start);
     let host = &input[host_start..host_end];
     if host.is_empty() {
         // Only a file URL's host may be empty ("file:///p").
@@ -104,62 +198,56 @@ pub fn canonical_http(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> 
         }
     }
     let path_start = i;
-    let (query_start, fragment_start) = path_query_fragment(input, i, strict_escapes)?;
-    out.extend_from_slice(input);
-    let len = input.len();
-    let after_scheme = host_start as u32;
-    Some(Parts {
+    let (query_start, fragment_start) = path_query_fragment::<STRICT, C>(chunk, input, i)?;
+    Some(Found {
         scheme_end: scheme_end as u32,
-        username_start: after_scheme,
-        username_end: after_scheme,
-        password_start: after_scheme,
-        password_end: after_scheme,
-        host_start: after_scheme,
         host_end: host_end as u32,
         port,
         path_start: path_start as u32,
         query_start,
         fragment_start,
-        len: len as u32,
-        special: true,
-        opaque_path: false,
     })
 }
 
-/// If `input` is an origin-form request target (`/path?query`) that
-/// path-only canonicalization leaves as it is, appends it to `out` and
-/// returns its parts (path at 0, no scheme or host).
-#[inline]
-pub fn canonical_target(input: &[u8], strict_escapes: bool, out: &mut Vec<u8>) -> Option<Parts> {
+#[inline(always)]
+fn target<const STRICT: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Found> {
     if input.first() != Some(&b'/') {
         return None;
     }
-    let (query_start, fragment_start) = path_query_fragment(input, 0, strict_escapes)?;
-    out.extend_from_slice(input);
-    Some(Parts {
+    let (query_start, fragment_start) = path_query_fragment::<STRICT, C>(chunk, input, 0)?;
+    Some(Found {
+        scheme_end: ABSENT,
+        host_end: ABSENT,
+        port: ABSENT,
         path_start: 0,
         query_start,
         fragment_start,
-        len: input.len() as u32,
-        special: true,
-        ..Parts::default()
     })
 }
 
 /// Scans a special URL's path from its first `/` at `i`, then its query and
 /// fragment, and returns where the query and fragment start (`ABSENT` if
-/// none), or `None` at the first byte the parser would change.
-#[inline]
-fn path_query_fragment(input: &[u8], mut i: usize, strict_escapes: bool) -> Option<(u32, u32)> {
+/// none), or `None` at the first byte the parser would change. `STRICT`:
+/// escapes are checked as the `rfc3986` profile writes them.
+///
+/// Always inlined: with two callers the compiler stopped inlining it, and the
+/// call (register saves, its constants loaded again) cost about 57
+/// instructions per URL on `kasztp.txt` (`benches/instructions.sh`).
+#[inline(always)]
+fn path_query_fragment<const STRICT: bool, C: Chunk>(
+    chunk: C,
+    input: &[u8],
+    mut i: usize,
+) -> Option<(u32, u32)> {
     let len = input.len();
     i += 1;
     loop {
         // Stops at a byte to escape, `\`, `?`, `#`, and at a `.` or `%` that
         // starts a segment (`%` everywhere when escapes are checked).
-        i = if strict_escapes {
-            find_path_run::<SpecialPathSetPercent>(input, i, usize::MAX)
+        i = if STRICT {
+            find_path_run_with::<SpecialPathSetPercent, C>(chunk, input, i, usize::MAX)
         } else {
-            find_path_run::<SpecialPathSet>(input, i, usize::MAX)
+            find_path_run_with::<SpecialPathSet, C>(chunk, input, i, usize::MAX)
         };
         let Some(&b) = input.get(i) else { break };
         let starts_segment = input[i - 1] == b'/';
@@ -172,7 +260,7 @@ fn path_query_fragment(input: &[u8], mut i: usize, strict_escapes: bool) -> Opti
             {
                 return None
             }
-            b'%' => i = escape(input, i, strict_escapes)?,
+            b'%' => i = escape::<STRICT>(input, i)?,
             b'?' | b'#' => break,
             _ => return None,
         }
@@ -182,10 +270,10 @@ fn path_query_fragment(input: &[u8], mut i: usize, strict_escapes: bool) -> Opti
         query_start = i as u32;
         i += 1;
         loop {
-            i = find::<CanonicalQueryStop>(input, i);
+            i = find_with::<CanonicalQueryStop, C>(chunk, input, i);
             match input.get(i) {
                 None | Some(b'#') => break,
-                Some(b'%') => i = escape(input, i, strict_escapes)?,
+                Some(b'%') => i = escape::<STRICT>(input, i)?,
                 Some(_) => return None,
             }
         }
@@ -196,10 +284,10 @@ fn path_query_fragment(input: &[u8], mut i: usize, strict_escapes: bool) -> Opti
         fragment_start = i as u32;
         i += 1;
         loop {
-            i = find::<CanonicalFragmentStop>(input, i);
+            i = find_with::<CanonicalFragmentStop, C>(chunk, input, i);
             match input.get(i) {
                 None => break,
-                Some(b'%') => i = escape(input, i, strict_escapes)?,
+                Some(b'%') => i = escape::<STRICT>(input, i)?,
                 Some(_) => return None,
             }
         }
