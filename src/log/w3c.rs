@@ -175,7 +175,8 @@ struct Span {
 /// allocate.
 ///
 /// ```
-/// use canonurl::log::{w3c::W3cExtractor, Extracted, Field, Line, Skip};
+/// use canonurl::internals::W3cExtractor;
+/// use canonurl::log::{Extracted, Field, Line, Skip};
 ///
 /// let mut x = W3cExtractor::new(false);
 /// let mut out = Extracted::default();

@@ -73,7 +73,7 @@ pub fn default_memory_limit() -> u64 {
 /// `-1`, `2X` are not.
 ///
 /// ```
-/// use canonurl::pipeline::distinct::parse_size;
+/// use canonurl::pipeline::parse_size;
 /// assert_eq!(parse_size("512M"), Ok(512 << 20));
 /// assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
 /// assert_eq!(parse_size("2GB"), Ok(2_000_000_000));

@@ -58,17 +58,7 @@ pub enum HostKind {
 /// Does not allocate except in the IDNA slow path (and when `out` or
 /// `scratch` must grow).
 ///
-/// ```
-/// use canonurl::url::host::{parse_host, HostKind};
-///
-/// let (mut out, mut scratch) = (Vec::new(), Vec::new());
-/// assert_eq!(parse_host(b"EXAMPLE.com", true, &mut out, &mut scratch), Ok(HostKind::Domain));
-/// assert_eq!(out, b"example.com");
-///
-/// out.clear();
-/// assert_eq!(parse_host(b"0x7f.1", true, &mut out, &mut scratch), Ok(HostKind::Ipv4));
-/// assert_eq!(out, b"127.0.0.1");
-/// ```
+/// (Examples: the test `parse_host_examples`.)
 pub fn parse_host(
     input: &[u8],
     special: bool,
@@ -149,13 +139,7 @@ pub fn parse_host(
 /// digits or `0x`/`0X` followed by hex digits, i.e. whether the host parser
 /// must treat `domain` as an IPv4 address.
 ///
-/// ```
-/// use canonurl::url::host::ends_in_a_number;
-///
-/// assert!(ends_in_a_number(b"example.123."));
-/// assert!(ends_in_a_number(b"foo.0x"));
-/// assert!(!ends_in_a_number(b"example.1a"));
-/// ```
+/// (Examples: the test `parse_host_examples`.)
 #[inline]
 pub fn ends_in_a_number(domain: &[u8]) -> bool {
     // "If the last item in parts is the empty string: if parts's size is 1,
@@ -612,6 +596,25 @@ fn write_ipv6(out: &mut Vec<u8>, address: &[u16; 8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parse_host_examples() {
+        let (mut out, mut scratch) = (Vec::new(), Vec::new());
+        assert_eq!(
+            parse_host(b"EXAMPLE.com", true, &mut out, &mut scratch),
+            Ok(HostKind::Domain)
+        );
+        assert_eq!(out, b"example.com");
+        out.clear();
+        assert_eq!(
+            parse_host(b"0x7f.1", true, &mut out, &mut scratch),
+            Ok(HostKind::Ipv4)
+        );
+        assert_eq!(out, b"127.0.0.1");
+        assert!(ends_in_a_number(b"example.123."));
+        assert!(ends_in_a_number(b"foo.0x"));
+        assert!(!ends_in_a_number(b"example.1a"));
+    }
 
     fn host(input: &[u8], special: bool) -> Result<(HostKind, String), (Reason, usize)> {
         let mut out = b"prefix/".to_vec();
