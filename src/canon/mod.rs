@@ -308,10 +308,10 @@ impl Canonicalizer {
         let http_tried = input.len() <= self.max_input_len && self.rules.is_none();
         if http_tried {
             let rfc3986 = self.profile.normalizes_escapes();
-            if let Some(parts) = fast::canonical_http(input, rfc3986, out) {
+            if let Some((parts, unchanged)) = fast::canonical_http(input, rfc3986, out) {
                 return Ok(Canonical {
                     parts,
-                    unchanged: true,
+                    unchanged,
                     fired: RuleMask::NONE,
                 });
             }
@@ -351,11 +351,11 @@ impl Canonicalizer {
             None if !http_tried => fast::canonical_http(input, rfc3986, out),
             fast => fast,
         };
-        let canonical = if let Some(parts) = fast {
+        let canonical = if let Some((parts, unchanged)) = fast {
             debug_assert!(parts.is_consistent(&out[start..]));
             Canonical {
                 parts,
-                unchanged: true,
+                unchanged,
                 fired: RuleMask::NONE,
             }
         } else {

