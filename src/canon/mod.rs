@@ -306,7 +306,11 @@ impl Canonicalizer {
         // path's caller saves few registers (about 40 instructions per URL
         // on `kasztp.txt`, `benches/instructions.sh`).
         let http_tried = input.len() <= self.max_input_len && self.rules.is_none();
-        if http_tried {
+        // An origin-form target (`/path`), most of what logs hold, is never
+        // an http URL: not tried (79 instructions per line of the generated
+        // combined log went to the dispatch and setup that say no).
+        let origin_form = mode == Mode::Target && input.first() == Some(&b'/');
+        if http_tried && !origin_form {
             let rfc3986 = self.profile.normalizes_escapes();
             if let Some((parts, unchanged)) = fast::canonical_http(input, rfc3986, out) {
                 return Ok(Canonical {
@@ -316,11 +320,11 @@ impl Canonicalizer {
                 });
             }
         }
-        self.run_general(input, mode, out, http_tried)
+        self.run_general(input, mode, out, http_tried || origin_form)
     }
 
     /// [`run`](Self::run) for every input: the fast paths, then the parser.
-    /// `http_tried`: `fast::canonical_http` already said no.
+    /// `http_tried`: `fast::canonical_http` already said no, or would.
     #[inline(never)]
     fn run_general(
         &mut self,

@@ -77,9 +77,6 @@ pub fn canonical_http(
     // Request targets (`/path`) are most of what logs hold: turned away
     // here, before the engine dispatch and the job's setup (79 instructions
     // per line of the generated combined log).
-    if !matches!(input.first(), Some(b'h' | b'f')) {
-        return None;
-    }
     let found = dispatch(Fast {
         input,
         strict_escapes,
