@@ -223,12 +223,13 @@ pub mod input;
 pub mod log;
 mod output;
 pub mod pipeline;
+mod reject;
 pub(crate) mod url;
 
 pub use canon::{Base, Canonical, Canonicalizer, Profile, DEFAULT_MAX_INPUT_LEN};
 pub use log::RecordReader;
+pub use reject::{Reason, Reject};
 pub use url::parts::{Parts, ABSENT};
-pub use url::reject::{Reason, Reject};
 
 /// The pieces of the pipeline that fuzz targets, benches and tests drive
 /// directly. Not part of the API: it changes without notice.

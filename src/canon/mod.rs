@@ -4,10 +4,10 @@
 use std::str::FromStr;
 use std::sync::Arc;
 
+use crate::reject::{Reason, Reject};
 use crate::url::fast;
 use crate::url::parser::{self, Mode};
 use crate::url::parts::{Parts, ABSENT};
-use crate::url::reject::{Reason, Reject};
 
 pub(crate) mod rfc3986;
 pub mod rules;

@@ -20,9 +20,9 @@
 //! U+FFFD silently.
 
 use super::class;
-use super::reject::Reason;
 use super::simd;
 use crate::ascii;
+use crate::reject::Reason;
 
 /// What kind of host was written to `out`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

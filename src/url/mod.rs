@@ -5,5 +5,4 @@ pub mod fast;
 pub mod host;
 pub mod parser;
 pub mod parts;
-pub mod reject;
 pub mod simd;

@@ -25,13 +25,13 @@ use super::class::{encode_into, push_escape};
 use super::fast;
 use super::host;
 use super::parts::{Parts, ABSENT};
-use super::reject::{Reason, Reject};
 use super::simd::{
     find, find_path_run, AuthorityEnd, C0ControlSet, FragmentSet, PathSet, QuerySet, SegmentStop,
     SpecialAuthorityEnd, SpecialPathSet, SpecialQuerySet, SpecialSegmentStop, TabNewline,
     UserinfoSet,
 };
 use crate::ascii;
+use crate::reject::{Reason, Reject};
 
 /// How the input is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

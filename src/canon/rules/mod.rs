@@ -4,7 +4,7 @@
 //! A rule runs on a URL that is already canonical (`rfc3986`): components
 //! are in their serialized form, unreserved escapes decoded, hex upper-cased.
 //! So a rule compares bytes, never decodes, and never has to guess a
-//! component's boundaries: [`apply`](apply::apply) rebuilds the URL one
+//! component's boundaries: `apply` rebuilds the URL one
 //! component at a time from a copy of it, into the caller's buffer.
 //!
 //! No rule decodes a reserved escape (`%2F`, `%26`, `%3D`, `%2B`, `%3F`,

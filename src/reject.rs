@@ -1,8 +1,12 @@
-//! Why a URL was rejected, and where.
+//! Why a URL was rejected, and where: the one error type of the
+//! canonicalizer, whichever stage found the problem.
 //!
-//! Every failure of the WHATWG basic URL parser maps to one [`Reason`]; the
-//! [`Reject`] adds the byte offset in the caller's input (before tab/newline
-//! removal and trimming) where the problem was found.
+//! Every failure of the WHATWG basic URL parser (`url/`) maps to one
+//! [`Reason`], as do the input limit and a rewrite rule whose result does
+//! not parse (`canon/`); the [`Reject`] adds the byte offset in the caller's
+//! input (before tab/newline removal and trimming) where the problem was
+//! found. It lives at the top of the crate, not in `url/`, because the
+//! parser is not its only source.
 
 use std::fmt;
 
