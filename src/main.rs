@@ -503,15 +503,20 @@ fn run(cli: Cli) -> Result<u8, String> {
     if reads_stdin && ttys.stdin && ttys.stderr && !cli.quiet && cli.files_from.is_none() {
         eprintln!("canonurl: reading log lines from the terminal; end with Ctrl-D, or give a FILE (--help)");
     }
+    // The writer hands over a piece's output at once (tens to hundreds of
+    // KiB): a buffer smaller than that lets it go straight to the file, not
+    // through a copy into the buffer first (41 instructions per line of the
+    // generated combined log at 256 KiB).
+    const OUT_BUF: usize = 64 * 1024;
     let mut out: Box<dyn Write> = match file_out {
-        Some(file) => Box::new(BufWriter::with_capacity(256 * 1024, file)),
+        Some(file) => Box::new(BufWriter::with_capacity(OUT_BUF, file)),
         // Not `stdout.lock()`: a lock held across the run is how the
         // progress bar once hung the command (see `cli::term`).
         None if bar.is_some() && ttys.stdout => Box::new(BufWriter::with_capacity(
-            256 * 1024,
+            OUT_BUF,
             LineWriter::new(io::stdout(), bar.clone()),
         )),
-        None => Box::new(BufWriter::with_capacity(256 * 1024, io::stdout())),
+        None => Box::new(BufWriter::with_capacity(OUT_BUF, io::stdout())),
     };
     // `io::Stderr` takes its lock per write, never across the run.
     let mut diag = LineWriter::new(io::stderr(), bar);
