@@ -305,23 +305,14 @@ impl Canonicalizer {
         // else is set up: `run_general` stays out of line, and the fast
         // path's caller saves few registers (about 40 instructions per URL
         // on `kasztp.txt`, `benches/instructions.sh`).
-        let fast_ok = input.len() <= self.max_input_len && self.rules.is_none();
-        if fast_ok {
+        let http_tried = input.len() <= self.max_input_len && self.rules.is_none();
+        // An origin-form target (`/path`), most of what logs hold, is never
+        // an http URL: not tried (79 instructions per line of the generated
+        // combined log went to the dispatch and setup that say no).
+        let origin_form = mode == Mode::Target && input.first() == Some(&b'/');
+        if http_tried && !origin_form {
             let rfc3986 = self.profile.normalizes_escapes();
-            // An origin-form target (`/path`), most of what logs hold, is
-            // never an http URL: with no base it is tried as a path-only
-            // target here, not after `run_general`'s setup (the dispatch and
-            // setup of `canonical_http` saying no cost 79 instructions per
-            // line of the generated combined log, `run_general`'s entry 35).
-            let fast = if mode == Mode::Target && input.first() == Some(&b'/') {
-                match self.base {
-                    None => fast::canonical_target(input, rfc3986, out),
-                    Some(_) => None,
-                }
-            } else {
-                fast::canonical_http(input, rfc3986, out)
-            };
-            if let Some((parts, unchanged)) = fast {
+            if let Some((parts, unchanged)) = fast::canonical_http(input, rfc3986, out) {
                 return Ok(Canonical {
                     parts,
                     unchanged,
@@ -329,18 +320,18 @@ impl Canonicalizer {
                 });
             }
         }
-        self.run_general(input, mode, out, fast_ok)
+        self.run_general(input, mode, out, http_tried || origin_form)
     }
 
     /// [`run`](Self::run) for every input: the fast paths, then the parser.
-    /// `fast_tried`: `run` already tried the fast path that applies.
+    /// `http_tried`: `fast::canonical_http` already said no, or would.
     #[inline(never)]
     fn run_general(
         &mut self,
         input: &[u8],
         mode: Mode,
         out: &mut Vec<u8>,
-        fast_tried: bool,
+        http_tried: bool,
     ) -> Result<Canonical, Reject> {
         if input.len() > self.max_input_len {
             return Err(Reject {
@@ -354,13 +345,15 @@ impl Canonicalizer {
         // Most URLs in logs are canonical already: recognized in one pass and
         // copied whole. An absolute http(s) URL means the same with or
         // without a base, and in either mode.
-        let fast = if fast_tried {
-            None
-        } else if mode == Mode::Target && base.is_none() && input.first() == Some(&b'/') {
+        let fast = if mode == Mode::Target && base.is_none() {
             // An origin-form request target with no host: path-only.
             fast::canonical_target(input, rfc3986, out)
         } else {
-            fast::canonical_http(input, rfc3986, out)
+            None
+        };
+        let fast = match fast {
+            None if !http_tried => fast::canonical_http(input, rfc3986, out),
+            fast => fast,
         };
         let canonical = if let Some((parts, unchanged)) = fast {
             debug_assert!(parts.is_consistent(&out[start..]));

@@ -823,9 +823,7 @@ fn lines_by(
 }
 
 /// The lines of a log: long ones (hundreds of bytes), which `memchr`'s wide
-/// search crosses fastest. (Thirty-two bytes a step with the URL scanner's
-/// SSE2 chunks measured the same, about 100 instructions per line of the
-/// generated combined log.)
+/// search crosses fastest.
 #[inline]
 fn lines(buf: &[u8]) -> impl Iterator<Item = &[u8]> {
     lines_by(buf, |buf, i| {
