@@ -12,9 +12,14 @@
 #   pipeline/plain-whatwg  the whole process:
 #       canonurl -j 1 -f plain --profile whatwg --pipe -o /dev/null MIX
 #       minus the same command on an empty file, over MIX, the four lists
-#       concatenated (109,062 lines).
+#       concatenated (109,062 lines);
+#   pipeline/combined  the whole process on a log, with the default profile:
+#       canonurl -j 1 -f combined -o /dev/null LOG
+#       minus the same command on an empty file, over LOG, 8 MiB made by
+#       examples/gen_access_log.rs (its fixed seed: the same bytes every
+#       time; 38,118 lines).
 # All four lists (kasztp, node_files, userbait, isaacs_files; 6 MB) are used:
-# the whole measurement (13 callgrind runs) takes 7-8 s on a 2-core AMD EPYC
+# the whole measurement (15 callgrind runs) takes 8-10 s on a 2-core AMD EPYC
 # even with the machine busy (load average 10), so there is no need to sample
 # them.
 #
@@ -64,10 +69,11 @@ done
 command -v valgrind >/dev/null || { echo "guard.sh: valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
 
 # The build is normally a no-op in CI: `cargo test --release` has built both.
-cargo build --release --example peers --bin canonurl
+cargo build --release --example peers --example gen_access_log --bin canonurl
 target="${CARGO_TARGET_DIR:-target}"
 peers="$target/release/examples/peers"
 canonurl="$target/release/canonurl"
+generator="$target/release/examples/gen_access_log"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -117,6 +123,12 @@ cmd=("$canonurl" -j 1 -f plain --profile whatwg --pipe -o /dev/null)
 empty="$(refs "${cmd[@]}" "$tmp/empty.txt")"
 total="$(refs "${cmd[@]}" "$mix")"
 per_line pipeline/plain-whatwg "$total" "$empty" "$(wc -l <"$mix")" >>"$measured"
+log="$tmp/access.log"
+"$generator" --size 8MiB --out "$log"
+cmd=("$canonurl" -j 1 -f combined -o /dev/null)
+empty="$(refs "${cmd[@]}" "$tmp/empty.txt")"
+total="$(refs "${cmd[@]}" "$log")"
+per_line pipeline/combined "$total" "$empty" "$(wc -l <"$log")" >>"$measured"
 echo "guard.sh: measured in $((SECONDS - started)) s (callgrind, $(wc -l <"$mix") lines in all)"
 
 if [ "$update" = 1 ]; then
