@@ -28,17 +28,21 @@ const TIME_LEN: usize = 28;
 pub struct ClfExtractor {
     /// The first field is the virtual host (`%v` or `%v:%p`).
     vhost: bool,
+    /// A target with nothing to unescape is left in the line
+    /// (`Extracted::target_at`) rather than copied.
+    pub(crate) lend: bool,
 }
 
 impl ClfExtractor {
     /// An extractor for records with (`vhost`) or without a virtual-host prefix.
     pub fn new(vhost: bool) -> Self {
-        ClfExtractor { vhost }
+        ClfExtractor { vhost, lend: false }
     }
 
     /// Reads one line (without its line end).
     pub fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
         out.clear();
+        let whole = line;
         let mut line = line;
         let mut base = 0; // offset of `line` in the caller's line, for error offsets
         if line.iter().all(|&b| b == b' ' || b == b'\t') {
@@ -100,6 +104,11 @@ impl ClfExtractor {
                     out.connect = r.is_connect();
                     if escaped {
                         unescape_backslash(r.target, &mut out.target);
+                    } else if self.lend {
+                        // `r.target` is a part of `whole`: its offset is the
+                        // distance between their starts.
+                        let start = r.target.as_ptr() as usize - whole.as_ptr() as usize;
+                        out.target_at = Some((start, start + r.target.len()));
                     } else {
                         out.target.extend_from_slice(r.target);
                     }
@@ -175,6 +184,39 @@ mod tests {
         let mut ex = Extracted::default();
         let r = ClfExtractor::new(vhost).extract(line, field, &mut ex);
         (r, ex)
+    }
+
+    /// A lending extractor leaves an unescaped target in the line and
+    /// copies an escaped one; either way `target_in` gives what the copying
+    /// extractor puts in `target`.
+    #[test]
+    fn lent_targets_are_the_copied_ones() {
+        let lines: [&[u8]; 6] = [
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a%20b?x=1 HTTP/1.0" 200 2 "-" "m""#,
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "POST  /p  HTTP/1.1" 200 2"#,
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /q"x\y HTTP/1.1" 200 2"#,
+            br#""1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /wrapped HTTP/1.1" 200 2""#,
+            br#"h.example:443 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /v HTTP/1.1" 200 2"#,
+            br#"1.2.3.4 - - [x] "GET http://a.example/abs HTTP/1.1" 200 2"#,
+        ];
+        for (k, line) in lines.iter().enumerate() {
+            let vhost = k == 4;
+            let (copied, want) = run(vhost, Field::Request, line);
+            let mut lending = ClfExtractor::new(vhost);
+            lending.lend = true;
+            let mut ex = Extracted::default();
+            assert_eq!(lending.extract(line, Field::Request, &mut ex), copied);
+            assert_eq!(copied, Line::Record, "{}", String::from_utf8_lossy(line));
+            assert_eq!(
+                ex.target_in(line),
+                &want.target[..],
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+            // Escaped targets are still copied; the others are lent.
+            assert_eq!(ex.target_at.is_none(), k == 2);
+            assert_eq!(ex.target.is_empty(), k != 2);
+        }
     }
 
     #[test]

@@ -111,6 +111,10 @@ pub struct Extracted {
     pub referer: Vec<u8>,
     /// True when the referer was found and is not a placeholder (`-`, `""`).
     pub has_referer: bool,
+    /// Where the target is in the line, when a reader set to lend targets
+    /// ([`RecordReader::lend_targets`]) left it there instead of copying it
+    /// into `target`: see [`target_in`](Self::target_in).
+    pub(crate) target_at: Option<(usize, usize)>,
 }
 
 impl Extracted {
@@ -124,6 +128,17 @@ impl Extracted {
         self.port = None;
         self.referer.clear();
         self.has_referer = false;
+        self.target_at = None;
+    }
+
+    /// The target of the record read from `line`: in the line, when the
+    /// reader lent it, else `target`.
+    #[inline]
+    pub(crate) fn target_in<'a>(&'a self, line: &'a [u8]) -> &'a [u8] {
+        match self.target_at {
+            Some((start, end)) => &line[start..end],
+            None => &self.target,
+        }
     }
 }
 
@@ -389,4 +404,5 @@ mod record;
 mod target;
 
 pub use record::RecordReader;
+pub(crate) use target::request_url_of;
 pub use target::{request_url, RequestTarget, RequestUrl};

@@ -83,6 +83,15 @@ impl RecordReader {
         }
     }
 
+    /// Lets formats that can leave a record's target in its line do so
+    /// (`Extracted::target_at`) instead of copying it: for readers whose
+    /// caller takes the target with `Extracted::target_in`.
+    pub(crate) fn lend_targets(&mut self) {
+        if let Extractor::Clf(x) = &mut self.extractor {
+            x.lend = true;
+        }
+    }
+
     /// Takes the header line in effect where this reader starts (the
     /// `#Fields:` line of a W3C log that an earlier piece of the input
     /// held), for formats with [`LogFormat::has_header_state`].

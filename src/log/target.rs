@@ -78,10 +78,22 @@ pub enum RequestUrl {
 /// from its port, else `http`; a port that is not the scheme's default is
 /// kept), or else `base_prefix` (`--base`'s `scheme://authority`).
 pub fn request_url(ex: &Extracted, base_prefix: Option<&[u8]>, into: &mut Vec<u8>) -> RequestUrl {
+    request_url_of(ex, &ex.target, base_prefix, into)
+}
+
+/// [`request_url`] with the record's target given apart, for a record whose
+/// reader left it in the line (`Extracted::target_in`).
+#[inline]
+pub(crate) fn request_url_of(
+    ex: &Extracted,
+    target: &[u8],
+    base_prefix: Option<&[u8]>,
+    into: &mut Vec<u8>,
+) -> RequestUrl {
     if !ex.has_target {
         return RequestUrl::Skip(Skip::NoRequest);
     }
-    match RequestTarget::of(&ex.target, ex.connect) {
+    match RequestTarget::of(target, ex.connect) {
         Err(e) => RequestUrl::Error(e),
         Ok(RequestTarget::Asterisk) => RequestUrl::Skip(Skip::AsteriskForm),
         Ok(RequestTarget::Authority) => RequestUrl::Skip(Skip::AuthorityForm),
@@ -106,14 +118,14 @@ pub fn request_url(ex: &Extracted, base_prefix: Option<&[u8]>, into: &mut Vec<u8
                 }
             }
             let prefix = into.len();
-            into.extend_from_slice(&ex.target);
+            into.extend_from_slice(target);
             RequestUrl::Built { prefix }
         }
         Ok(RequestTarget::Origin) => match base_prefix {
             Some(base) => {
                 into.clear();
                 into.extend_from_slice(base);
-                into.extend_from_slice(&ex.target);
+                into.extend_from_slice(target);
                 RequestUrl::Built { prefix: base.len() }
             }
             None => RequestUrl::PathOnly,

@@ -19,7 +19,7 @@ use crate::canon::surt::surt;
 use crate::input::range::read_owned_lines;
 use crate::input::Piece;
 use crate::log::{request_url, Extracted, Field, Line, LineError, LogFormat, RecordReader};
-use crate::log::{RequestUrl, Skip};
+use crate::log::{request_url_of, RequestUrl, Skip};
 use crate::output::{Columns, Row, KEY_SEED};
 use crate::url::simd::{find, ByteSet};
 use crate::{Canonical, Canonicalizer};
@@ -221,6 +221,9 @@ impl Worker {
             reader.header(h);
         }
         if self.urls_only && self.opts.field != Field::Both {
+            if let Some((_, reader)) = self.reader.as_mut() {
+                reader.lend_targets();
+            }
             return self.record_urls(ctx.format, buf, out);
         }
         for (index, line) in lines(buf).enumerate() {
@@ -305,8 +308,9 @@ impl Worker {
                 }
                 Line::Record => {
                     let canon = &mut self.urls.canon;
-                    let url =
-                        request_url(&self.record, self.base_prefix.as_deref(), &mut self.built);
+                    let target = self.record.target_in(line);
+                    let base = self.base_prefix.as_deref();
+                    let url = request_url_of(&self.record, target, base, &mut self.built);
                     let to = |prefix: usize| {
                         move |r: crate::Reject| {
                             Err((Why::Url(r.reason), r.offset.saturating_sub(prefix)))
@@ -316,11 +320,11 @@ impl Worker {
                         RequestUrl::Built { prefix } => canon
                             .canonicalize_into(&self.built, &mut out.out)
                             .map_err(to(prefix)),
-                        RequestUrl::Absolute => canon
-                            .canonicalize_into(&self.record.target, &mut out.out)
-                            .map_err(to(0)),
+                        RequestUrl::Absolute => {
+                            canon.canonicalize_into(target, &mut out.out).map_err(to(0))
+                        }
                         RequestUrl::PathOnly => canon
-                            .canonicalize_target(&self.record.target, &mut out.out)
+                            .canonicalize_target(target, &mut out.out)
                             .map_err(to(0)),
                         RequestUrl::Skip(s) => Err(Ok(s)),
                         RequestUrl::Error(e) => Err(Err((Why::Line(e), 0))),

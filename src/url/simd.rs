@@ -282,6 +282,16 @@ pub fn find<S: ByteSet>(input: &[u8], i: usize) -> usize {
     find_scalar::<S>(input, i)
 }
 
+/// The members of `S` among sixteen bytes, a bit per byte (bit `k` for
+/// `chunk[k]`), with SSE2 where the target has it: no run-time choice.
+#[inline(always)]
+pub fn members<S: ByteSet>(chunk: &[u8; 16]) -> u32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    return Sse2.members::<S>(chunk);
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    Table.members::<S>(chunk)
+}
+
 /// [`find`] with the engine `chunk`.
 #[inline(always)]
 pub fn find_with<S: ByteSet, C: Chunk>(chunk: C, input: &[u8], mut i: usize) -> usize {
