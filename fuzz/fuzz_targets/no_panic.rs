@@ -25,13 +25,13 @@ use std::sync::Arc;
 use canonurl::canon::surt::SurtForm;
 use canonurl::internals::AlbExtractor;
 use canonurl::internals::ClfExtractor;
-use canonurl::log::detect::detect;
 use canonurl::internals::HaproxyExtractor;
-use canonurl::log::json::{JsonExtractor, JsonPaths, JsonPreset};
 use canonurl::internals::W3cExtractor;
+use canonurl::internals::{PieceOut, Worker};
+use canonurl::log::detect::detect;
+use canonurl::log::json::{JsonExtractor, JsonPaths, JsonPreset};
 use canonurl::log::{Extracted, Field, Line, LineError, LogFormat};
 use canonurl::pipeline::stats::Why;
-use canonurl::internals::{PieceOut, Worker};
 use canonurl::pipeline::{FileCtx, Mode, Options, OutputFormat};
 use canonurl::{Base, Canonicalizer, Profile};
 use libfuzzer_sys::fuzz_target;
@@ -309,7 +309,11 @@ fn worker(cfg: u32, chunk: &[u8], derived: Option<JsonPaths>) {
         assert_eq!(out.out.last(), Some(&b'\n'));
     }
     // With --rejects every rejected line is kept, in order, for the writer.
-    assert_eq!(out.rejected.len() as u64, s.rejected_total(), "a --rejects line per reject");
+    assert_eq!(
+        out.rejected.len() as u64,
+        s.rejected_total(),
+        "a --rejects line per reject"
+    );
     assert!(out.rejected.windows(2).all(|w| w[0].index < w[1].index));
 
     // A line too long to read whole, and a fragment, as the chunker reports them.
@@ -317,7 +321,15 @@ fn worker(cfg: u32, chunk: &[u8], derived: Option<JsonPaths>) {
     let head = &chunk[..chunk.len().min(64)];
     let too_long = Why::Line(LineError::LineTooLong);
     w.lost_line(ctx.format, 0, 7, head, too_long, max_line, &mut lost);
-    w.lost_line(ctx.format, 0, 8, head, Why::TruncatedInput, head.len(), &mut lost);
+    w.lost_line(
+        ctx.format,
+        0,
+        8,
+        head,
+        Why::TruncatedInput,
+        head.len(),
+        &mut lost,
+    );
     assert_eq!(lost.stats.lines, 2);
     assert_eq!(lost.stats.rejected_total(), 2);
 }
