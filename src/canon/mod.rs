@@ -216,12 +216,20 @@ impl Canonicalizer {
         self.rules.as_ref()
     }
 
+    /// Whether [`before_rules`](Self::before_rules) is wanted: the rules then
+    /// copy each URL they change before changing it (off by default, so
+    /// that a URL the rules change is edited in place without a copy).
+    pub fn set_keep_before_rules(&mut self, keep: bool) {
+        self.rule_scratch.keep_before = keep;
+    }
+
     /// The last canonical URL as it was before the dedup rules changed it:
-    /// `Some` only when the last call succeeded with `fired` not empty (when
-    /// no rule fired, the output is that form). For counting what the rules
-    /// merged without canonicalizing twice.
+    /// `Some` only when [`set_keep_before_rules`](Self::set_keep_before_rules)
+    /// is on and the last call succeeded with `fired` not empty (when no rule
+    /// fired, the output is that form). For counting what the rules merged
+    /// without canonicalizing twice.
     pub fn before_rules(&self) -> Option<&[u8]> {
-        self.fired_last.then(|| self.rule_scratch.before_rules())
+        (self.fired_last && self.rule_scratch.keep_before).then(|| self.rule_scratch.before_rules())
     }
 
     /// Sets the base URL that relative references resolve against.
@@ -388,56 +396,102 @@ impl Canonicalizer {
         }
     }
 
-    /// The dedup rules, after the URL is canonical.
+    /// The dedup rules, after the URL is canonical: the built-in rules in
+    /// place, then the user's rewrites, and when one fired, the result is
+    /// parsed again and the built-in rules run once more; last,
+    /// `trailing-slash=add`'s slash (so that a rewrite's pattern is written
+    /// against `/story?id=12`, as the user sees the URL, not `/story/?id=12`).
     fn run_rules(
         &mut self,
         input: &[u8],
         out: &mut Vec<u8>,
         start: usize,
-        mut canonical: Canonical,
+        canonical: Canonical,
     ) -> Result<Canonical, Reject> {
-        let Some(set) = &self.rules else {
+        // Taken out for the call, so that its configuration can be read
+        // while the scratch is written; put back whatever the result.
+        let Some(set) = self.rules.take() else {
             return Ok(canonical);
         };
-        let applied = rules::apply::apply(
-            set,
-            out,
-            start,
-            &mut canonical.parts,
-            &mut self.rule_scratch,
-        );
-        if applied.fired.is_empty() {
+        let result = self.run_rules_of(&set, input, out, start, canonical);
+        self.rules = Some(set);
+        result
+    }
+
+    fn run_rules_of(
+        &mut self,
+        set: &RuleSet,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        start: usize,
+        mut canonical: Canonical,
+    ) -> Result<Canonical, Reject> {
+        let Some(cfg) = rules::apply::config_for(set, &out[start..], &canonical.parts) else {
+            return Ok(canonical);
+        };
+        self.rule_scratch.start();
+        let scratch = &mut self.rule_scratch;
+        let fired = if !rules::apply::is_web(&out[start..], &canonical.parts) {
+            rules::apply::other_scheme(cfg, out, start, &mut canonical.parts, scratch)
+        } else {
+            let mut fired = rules::apply::builtins(cfg, out, start, &mut canonical.parts, scratch);
+            if rules::apply::has_rewrites(cfg)
+                && self.rewrite(out, start, &mut canonical, &mut fired, cfg)?
+            {
+                let scratch = &mut self.rule_scratch;
+                fired.0 |= rules::apply::builtins(cfg, out, start, &mut canonical.parts, scratch).0;
+            }
+            let scratch = &mut self.rule_scratch;
+            fired.0 |= rules::apply::finish(cfg, out, start, &mut canonical.parts, scratch).0;
+            fired
+        };
+        if fired.is_empty() {
             return Ok(canonical);
         }
-        canonical.fired = applied.fired;
-        if applied.rewritten {
-            // A rewrite may have written anything: parse the result again
-            // (no base: it is absolute, or a path-only target).
-            let mode = if canonical.parts.scheme_end == ABSENT {
-                Mode::Target
-            } else {
-                Mode::Url
-            };
-            self.reparse.clear();
-            self.reparse.extend_from_slice(&out[start..]);
-            out.truncate(start);
-            match parser::parse(&self.reparse, None, mode, out, &mut self.scratch) {
-                Ok(mut parts) => {
-                    rfc3986::normalize_escapes(out, start, &mut parts);
-                    canonical.parts = parts;
-                }
-                Err(r) => {
-                    out.truncate(start);
-                    return Err(Reject {
-                        reason: Reason::InvalidRewrite,
-                        offset: r.offset,
-                    });
-                }
-            }
-        }
+        canonical.fired = fired;
         debug_assert!(canonical.parts.is_consistent(&out[start..]));
         canonical.unchanged = &out[start..] == input;
         self.fired_last = true;
         Ok(canonical)
+    }
+
+    /// Runs `cfg`'s rewrites on the URL at `out[start..]` and, when one
+    /// changed it, parses the result again; whether one did.
+    fn rewrite(
+        &mut self,
+        out: &mut Vec<u8>,
+        start: usize,
+        canonical: &mut Canonical,
+        fired: &mut RuleMask,
+        cfg: &rules::Config,
+    ) -> Result<bool, Reject> {
+        if !rules::apply::rewrites(cfg, out, start, &canonical.parts, &mut self.rule_scratch) {
+            return Ok(false);
+        }
+        fired.insert(rules::Rule::Rewrite);
+        // A rewrite may have written anything: parse the result again (no
+        // base: it is absolute, or a path-only target).
+        let mode = if canonical.parts.scheme_end == ABSENT {
+            Mode::Target
+        } else {
+            Mode::Url
+        };
+        self.reparse.clear();
+        self.reparse.extend_from_slice(&out[start..]);
+        out.truncate(start);
+        match parser::parse(&self.reparse, None, mode, out, &mut self.scratch) {
+            Ok(mut parts) => {
+                rfc3986::normalize_escapes(out, start, &mut parts);
+                canonical.parts = parts;
+                Ok(true)
+            }
+            Err(r) => {
+                out.truncate(start);
+                Err(Reject {
+                    reason: Reason::InvalidRewrite,
+                    offset: r.offset,
+                })
+            }
+        }
     }
 }

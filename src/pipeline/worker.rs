@@ -160,6 +160,7 @@ impl Worker {
         });
         let distinct = matches!(opts.mode, Mode::Unique | Mode::Count);
         let merges = opts.rule_merges && canon.rules().is_some() && distinct;
+        canon.set_keep_before_rules(merges);
         let base_prefix = opts.base.as_ref().map(|b| {
             let end = b.parts().path_start as usize;
             b.as_bytes()[..end].to_vec()

@@ -163,14 +163,14 @@ fn scheme_kind(scheme: &[u8]) -> (bool, bool, u32) {
 /// "A single-dot URL path segment is a URL path segment that is "." or an
 /// ASCII case-insensitive match for "%2e"."
 #[inline]
-fn is_single_dot(seg: &[u8]) -> bool {
+pub(crate) fn is_single_dot(seg: &[u8]) -> bool {
     seg == b"." || seg.eq_ignore_ascii_case(b"%2e")
 }
 
 /// "A double-dot URL path segment is a URL path segment that is ".." or an
 /// ASCII case-insensitive match for ".%2e", "%2e.", or "%2e%2e"."
 #[inline]
-fn is_double_dot(seg: &[u8]) -> bool {
+pub(crate) fn is_double_dot(seg: &[u8]) -> bool {
     match seg.len() {
         2 => seg == b"..",
         4 => seg.eq_ignore_ascii_case(b".%2e") || seg.eq_ignore_ascii_case(b"%2e."),

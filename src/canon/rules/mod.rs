@@ -4,8 +4,10 @@
 //! A rule runs on a URL that is already canonical (`rfc3986`): components
 //! are in their serialized form, unreserved escapes decoded, hex upper-cased.
 //! So a rule compares bytes, never decodes, and never has to guess a
-//! component's boundaries: `apply` rebuilds the URL one
-//! component at a time from a copy of it, into the caller's buffer.
+//! component's boundaries. The rules edit the URL where it is, from its last
+//! component to its first, and a URL no rule changes is not copied
+//! (`apply.rs`); each component's rules have a file of their own
+//! (`host.rs`, `path.rs`, `query.rs`).
 //!
 //! No rule decodes a reserved escape (`%2F`, `%26`, `%3D`, `%2B`, `%3F`,
 //! `%23`): `%2B` in a query is a literal plus, `+` is a space, and only the
@@ -20,6 +22,9 @@
 pub(crate) mod apply;
 pub mod file;
 pub(crate) mod glob;
+mod host;
+mod path;
+mod query;
 pub(crate) mod rewrite;
 
 use std::fmt;
@@ -30,45 +35,224 @@ use hashbrown::HashMap;
 use glob::Glob;
 use rewrite::Rewrite;
 
-/// One dedup rule. The order is the order of [`Rule::ALL`], used for bits,
-/// reports and documentation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum Rule {
-    /// Remove the fragment.
-    Fragment,
-    /// Remove an empty query, stray `&`, pairs with an empty name or value.
-    EmptyQuery,
-    /// Remove a directory index file name, keeping the `/`.
-    IndexFile,
-    /// Remove `www.`/`wwwN.` when a registrable domain remains.
-    Www,
-    /// Sort query parameters.
-    SortQuery,
-    /// Remove tracking parameters.
-    Tracking,
-    /// Remove session ids in query and path, and state parameters.
-    Session,
-    /// Collapse `//` in the path.
-    DuplicateSlashes,
-    /// Trailing-slash policy for the last path segment.
-    TrailingSlash,
-    /// Write `+` in the query as `%20`.
-    QuerySpace,
-    /// Lower-case the path.
-    LowercasePath,
-    /// Write `https` as `http`.
-    HttpsAsHttp,
-    /// Remove userinfo.
-    Userinfo,
-    /// Remove parameters that carry their default value.
-    DefaultParams,
-    /// Write IPv4-mapped and NAT64 IPv6 hosts as dotted IPv4.
-    Ipv4Mapped,
-    /// Remove a trailing dot from the host.
-    HostTrailingDot,
-    /// User rewrite rules, after all the others.
-    Rewrite,
+/// Defines the rules, once each: the [`Rule`] enum (with a doc test per rule
+/// that runs its example), [`Rule::ALL`], and the table that names, tiers,
+/// documentation, `--list-rules`, the README's table and the name parser all
+/// read. A new rule is one entry here, plus its code in the component file
+/// it acts on (`host.rs`, `path.rs`, `query.rs`, or `apply.rs` for scheme,
+/// userinfo and fragment).
+macro_rules! rules {
+    ($(
+        $variant:ident {
+            name: $name:literal,
+            tier: $tier:ident,
+            effect: $effect:literal,
+            setting: $setting:expr,
+            config: $config:literal,
+            example: $before:literal => $after:literal,
+        }
+    )*) => {
+        /// One dedup rule. The order is the order of [`Rule::ALL`], used for
+        /// bits, reports and documentation.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum Rule {
+            $(
+                #[doc = concat!("`", $name, "`: ", $effect, ".")]
+                #[doc = ""]
+                #[doc = concat!("`", $before, "` → `", $after, "`")]
+                #[doc = ""]
+                #[doc = "```"]
+                #[doc = "use std::sync::Arc;"]
+                #[doc = "use canonurl::canon::rules::{file, Rule, RuleMask};"]
+                #[doc = "use canonurl::{Canonicalizer, Profile};"]
+                #[doc = ""]
+                #[doc = concat!("let only = RuleMask::of(&[Rule::", stringify!($variant), "]);")]
+                #[doc = concat!("let set = file::build(only, Some(r#\"", $config, "\"#), &[]).unwrap();")]
+                #[doc = "let mut c = Canonicalizer::new(Profile::Rfc3986).with_rules(Arc::new(set));"]
+                #[doc = "let mut out = Vec::new();"]
+                #[doc = concat!("let r = c.canonicalize_into(b\"", $before, "\", &mut out).unwrap();")]
+                #[doc = concat!("assert_eq!(String::from_utf8(out).unwrap(), \"", $after, "\");")]
+                #[doc = concat!("assert!(r.fired.has(Rule::", stringify!($variant), "));")]
+                #[doc = "```"]
+                $variant,
+            )*
+        }
+
+        /// Every rule's definition, in [`Rule::ALL`] order.
+        const DEFINITIONS: &[Definition] = &[$(
+            Definition {
+                name: $name,
+                tier: Tier::$tier,
+                effect: $effect,
+                setting: $setting,
+                config: $config,
+                example: ($before, $after),
+            },
+        )*];
+
+        impl Rule {
+            /// Every rule, in bit and report order.
+            pub const ALL: [Rule; DEFINITIONS.len()] = [$(Rule::$variant),*];
+        }
+    };
+}
+
+/// What the rule table says of one rule.
+#[derive(Clone, Copy, Debug)]
+pub struct Definition {
+    /// The name on the command line, in rules files and reports.
+    pub name: &'static str,
+    /// Which profiles run it by default.
+    pub tier: Tier,
+    /// One line on what it does.
+    pub effect: &'static str,
+    /// Its setting and the choices, for a rule that takes one
+    /// (`trailing-slash=add`).
+    pub setting: Option<&'static str>,
+    /// The rules file its example needs (TOML; empty for none).
+    pub config: &'static str,
+    /// An input and what the rule alone makes of it (on top of `rfc3986`).
+    pub example: (&'static str, &'static str),
+}
+
+rules! {
+    Fragment {
+        name: "fragment",
+        tier: Safe,
+        effect: "remove the fragment (#...): browsers never send it to the server",
+        setting: None,
+        config: "",
+        example: "http://example.com/a#top" => "http://example.com/a",
+    }
+    EmptyQuery {
+        name: "empty-query",
+        tier: Safe,
+        effect: "remove an empty query '?', stray '&', and pairs with an empty name (=1) or value (id=)",
+        setting: None,
+        config: "",
+        example: "http://example.com/a?&id=&b=2&" => "http://example.com/a?b=2",
+    }
+    IndexFile {
+        name: "index-file",
+        tier: Aggressive,
+        effect: "remove a directory index file name (index.html, default.aspx, ...), keeping the '/'",
+        setting: None,
+        config: "",
+        example: "http://example.com/test/index.html" => "http://example.com/test/",
+    }
+    Www {
+        name: "www",
+        tier: Aggressive,
+        effect: "remove www. and wwwN. while what remains is a registrable domain (Public Suffix List)",
+        setting: None,
+        config: "",
+        example: "http://www.example.co.uk/" => "http://example.co.uk/",
+    }
+    SortQuery {
+        name: "sort-query",
+        tier: Aggressive,
+        effect: "sort query parameters: stable by key (repeated keys keep their order), or by key then value",
+        setting: Some("key (key-value, off)"),
+        config: "",
+        example: "http://example.com/?b=2&a=1&a=0" => "http://example.com/?a=1&a=0&b=2",
+    }
+    Tracking {
+        name: "tracking",
+        tier: Safe,
+        effect: "remove tracking parameters (utm_*, gclid, fbclid, ...; globs, any case)",
+        setting: None,
+        config: "",
+        example: "http://example.com/a?utm_source=x&id=1" => "http://example.com/a?id=1",
+    }
+    Session {
+        name: "session",
+        tier: Safe,
+        effect: "remove session ids (jsessionid, PHPSESSID, ;jsessionid=, /(S(...))/) and state parameters",
+        setting: None,
+        config: "",
+        example: "http://example.com/a;jsessionid=0A1B?PHPSESSID=x&id=1" => "http://example.com/a?id=1",
+    }
+    DuplicateSlashes {
+        name: "duplicate-slashes",
+        tier: Aggressive,
+        effect: "collapse '//' in the path to '/', except after an embedded 'scheme:' (/web/https://...)",
+        setting: None,
+        config: "",
+        example: "http://example.com/a//b" => "http://example.com/a/b",
+    }
+    TrailingSlash {
+        name: "trailing-slash",
+        tier: Aggressive,
+        effect: "one spelling for the last path segment: add '/' when it has no dot, or remove it, or keep",
+        setting: Some("add (remove, keep)"),
+        config: "",
+        example: "http://www.cnblogs.com/shuchao" => "http://www.cnblogs.com/shuchao/",
+    }
+    QuerySpace {
+        name: "query-space",
+        tier: Aggressive,
+        effect: "write '+' in the query as '%20' (both are a space in form data); '%2B' stays a plus",
+        setting: None,
+        config: "",
+        example: "http://example.com/?q=a+b" => "http://example.com/?q=a%20b",
+    }
+    LowercasePath {
+        name: "lowercase-path",
+        tier: OptIn,
+        effect: "lower-case the path (case-insensitive servers such as IIS); escapes keep upper-case hex",
+        setting: None,
+        config: "",
+        example: "http://example.com/Docs/A%C3%A9.HTML" => "http://example.com/docs/a%C3%A9.html",
+    }
+    HttpsAsHttp {
+        name: "https-as-http",
+        tier: OptIn,
+        effect: "treat http and https as one scheme, written http (https://h:80/ is http://h/)",
+        setting: None,
+        config: "",
+        example: "https://example.com/a" => "http://example.com/a",
+    }
+    Userinfo {
+        name: "userinfo",
+        tier: Safe,
+        effect: "remove user:password@",
+        setting: None,
+        config: "",
+        example: "http://user:pw@example.com/" => "http://example.com/",
+    }
+    DefaultParams {
+        name: "default-params",
+        tier: Safe,
+        effect: "remove parameters that carry their default value, as a rules file lists them",
+        setting: None,
+        config: "defaults = { sort = \"asc\" }",
+        example: "http://example.com/list?sort=asc&page=2" => "http://example.com/list?page=2",
+    }
+    Ipv4Mapped {
+        name: "ipv4-mapped",
+        tier: Aggressive,
+        effect: "write IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::/96) hosts as IPv4",
+        setting: None,
+        config: "",
+        example: "http://[::ffff:192.0.2.1]/" => "http://192.0.2.1/",
+    }
+    HostTrailingDot {
+        name: "host-trailing-dot",
+        tier: Safe,
+        effect: "remove a trailing dot from the host",
+        setting: None,
+        config: "",
+        example: "http://example.com./a" => "http://example.com/a",
+    }
+    Rewrite {
+        name: "rewrite",
+        tier: Safe,
+        effect: "the rules file's rewrites (literal or regex, per host), after the other rules, before trailing-slash=add's slash",
+        setting: None,
+        config: "rewrite = [{ regex = '^/story\\?id=(\\d+)$', replace = '/story_$1' }]",
+        example: "http://example.com/story?id=12" => "http://example.com/story_12",
+    }
 }
 
 /// How safe a rule is, which decides the profiles it is in by default.
@@ -94,108 +278,45 @@ impl Tier {
 }
 
 impl Rule {
-    /// Every rule, in bit and report order.
-    pub const ALL: [Rule; 17] = [
-        Rule::Fragment,
-        Rule::EmptyQuery,
-        Rule::IndexFile,
-        Rule::Www,
-        Rule::SortQuery,
-        Rule::Tracking,
-        Rule::Session,
-        Rule::DuplicateSlashes,
-        Rule::TrailingSlash,
-        Rule::QuerySpace,
-        Rule::LowercasePath,
-        Rule::HttpsAsHttp,
-        Rule::Userinfo,
-        Rule::DefaultParams,
-        Rule::Ipv4Mapped,
-        Rule::HostTrailingDot,
-        Rule::Rewrite,
-    ];
+    /// The rule's definition in the rule table.
+    pub fn definition(self) -> &'static Definition {
+        &DEFINITIONS[self as usize]
+    }
 
     /// The rule's name on the command line, in rules files and reports.
     pub fn name(self) -> &'static str {
-        match self {
-            Rule::Fragment => "fragment",
-            Rule::EmptyQuery => "empty-query",
-            Rule::IndexFile => "index-file",
-            Rule::Www => "www",
-            Rule::SortQuery => "sort-query",
-            Rule::Tracking => "tracking",
-            Rule::Session => "session",
-            Rule::DuplicateSlashes => "duplicate-slashes",
-            Rule::TrailingSlash => "trailing-slash",
-            Rule::QuerySpace => "query-space",
-            Rule::LowercasePath => "lowercase-path",
-            Rule::HttpsAsHttp => "https-as-http",
-            Rule::Userinfo => "userinfo",
-            Rule::DefaultParams => "default-params",
-            Rule::Ipv4Mapped => "ipv4-mapped",
-            Rule::HostTrailingDot => "host-trailing-dot",
-            Rule::Rewrite => "rewrite",
-        }
+        self.definition().name
     }
 
     /// The rule's tier.
     pub fn tier(self) -> Tier {
-        match self {
-            Rule::Fragment
-            | Rule::EmptyQuery
-            | Rule::Tracking
-            | Rule::Session
-            | Rule::Userinfo
-            | Rule::DefaultParams
-            | Rule::HostTrailingDot
-            | Rule::Rewrite => Tier::Safe,
-            Rule::IndexFile
-            | Rule::Www
-            | Rule::SortQuery
-            | Rule::DuplicateSlashes
-            | Rule::TrailingSlash
-            | Rule::QuerySpace
-            | Rule::Ipv4Mapped => Tier::Aggressive,
-            Rule::LowercasePath | Rule::HttpsAsHttp => Tier::OptIn,
-        }
+        self.definition().tier
     }
 
     /// One line on what the rule does, for `--list-rules`.
     pub fn effect(self) -> &'static str {
-        match self {
-            Rule::Fragment => "remove the fragment (#...): browsers never send it",
-            Rule::EmptyQuery => {
-                "remove an empty query '?', stray '&', and pairs with an empty name (=1) or value (id=)"
-            }
-            Rule::IndexFile => {
-                "remove a directory index file (index.html, default.aspx, ...) keeping the '/'"
-            }
-            Rule::Www => {
-                "remove www. / wwwN. when what remains is still a registrable domain (Public Suffix List)"
-            }
-            Rule::SortQuery => "sort query parameters (stable, by key; or key then value)",
-            Rule::Tracking => "remove tracking parameters (utm_*, gclid, fbclid, ...)",
-            Rule::Session => {
-                "remove session ids (jsessionid, PHPSESSID, ;jsessionid=, /(S(...))/) and state parameters"
-            }
-            Rule::DuplicateSlashes => "collapse '//' in the path to '/'",
-            Rule::TrailingSlash => {
-                "trailing-slash policy for the last segment: remove (default), add (no dot), keep"
-            }
-            Rule::QuerySpace => "write '+' in the query as '%20' (both mean space in forms)",
-            Rule::LowercasePath => "lower-case the path (case-insensitive servers such as IIS)",
-            Rule::HttpsAsHttp => "treat http and https as one scheme (written http)",
-            Rule::Userinfo => "remove user:password@",
-            Rule::DefaultParams => "remove parameters that carry their default value (rules file)",
-            Rule::Ipv4Mapped => "write IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::/96) hosts as IPv4",
-            Rule::HostTrailingDot => "remove a trailing dot from the host",
-            Rule::Rewrite => "user rewrite rules (literal or regex, per host), after the others",
-        }
+        self.definition().effect
     }
 
     /// The rule named `name`.
     pub fn from_name(name: &str) -> Option<Rule> {
         Rule::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// The rule's row of the README's rule table (Markdown): number, name,
+    /// tier, effect, setting and example.
+    pub fn markdown_row(self) -> String {
+        let d = self.definition();
+        format!(
+            "| {} | `{}` | {} | {} | {} | `{}` → `{}` |",
+            self as usize + 1,
+            d.name,
+            d.tier.name(),
+            d.effect,
+            d.setting.map_or("", |s| s),
+            d.example.0,
+            d.example.1
+        )
     }
 
     fn bit(self) -> u32 {
@@ -216,6 +337,15 @@ pub struct RuleMask(pub u32);
 impl RuleMask {
     /// No rule.
     pub const NONE: RuleMask = RuleMask(0);
+
+    /// The set of `rules`.
+    pub fn of(rules: &[Rule]) -> RuleMask {
+        let mut m = RuleMask::NONE;
+        for &r in rules {
+            m.insert(r);
+        }
+        m
+    }
 
     /// The rules of `tier` and the safer tiers (`OptIn` gives every rule).
     pub fn up_to(tier: Tier) -> RuleMask {
@@ -281,10 +411,12 @@ impl fmt::Display for RuleMask {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum TrailingSlash {
     /// `/a/b/` becomes `/a/b` (the root `/` stays).
-    #[default]
     Remove,
     /// `/a/b` becomes `/a/b/`, only when the last segment has no `.` (a
-    /// segment with a dot is usually a file: `/a/b.html` stays).
+    /// segment with a dot is usually a file: `/a/b.html` stays). The
+    /// default: the canonical form the project follows writes a directory
+    /// with its slash (`http://www.cnblogs.com/shuchao/`).
+    #[default]
     Add,
     /// Leave it.
     Keep,
@@ -416,9 +548,20 @@ pub struct Config {
     pub defaults: Vec<(Vec<u8>, Vec<u8>)>,
     /// `rewrite` rules, in order.
     pub rewrites: Vec<Arc<Rewrite>>,
-    /// First bytes (lower-cased) of names that some parameter list can match:
-    /// a parameter whose name starts elsewhere skips every list.
-    first_bytes: [bool; 256],
+    /// The parameter lists (tracking, session, state, defaults) by the
+    /// lower-cased first byte of the names they can match: entries
+    /// `param_first[b]..param_first[b + 1]` of `param_entries`, so that a
+    /// parameter is compared with the one or two names that start like it
+    /// rather than with every list.
+    param_first: Vec<u32>,
+    param_entries: Vec<ParamEntry>,
+    /// Patterns that start with `*` or `?`: tried for every name.
+    param_wild: Vec<ParamEntry>,
+    /// First bytes (both cases) of the index file names, and their shortest
+    /// and longest length: most last segments are no index file and are
+    /// told so by these.
+    index_first: [bool; 256],
+    index_len: (usize, usize),
 }
 
 impl Config {
@@ -444,7 +587,11 @@ impl Config {
             state: Vec::new(),
             defaults: Vec::new(),
             rewrites: Vec::new(),
-            first_bytes: [false; 256],
+            param_first: Vec::new(),
+            param_entries: Vec::new(),
+            param_wild: Vec::new(),
+            index_first: [false; 256],
+            index_len: (0, 0),
         };
         c.finish();
         c
@@ -452,63 +599,128 @@ impl Config {
 
     /// Recomputes what is derived from the lists.
     fn finish(&mut self) {
-        let mut fb = [false; 256];
-        let mut any = false;
-        for g in self
-            .tracking
-            .iter()
-            .chain(self.session.iter().map(|s| &s.name))
-            .chain(self.state.iter())
+        // (first byte, entry), sorted by first byte and then by the rule's
+        // precedence (tracking, then session, then defaults).
+        let mut keyed: Vec<(u8, ParamEntry)> = Vec::new();
+        let mut wild = Vec::new();
+        let mut add = |first: Option<u8>, entry: ParamEntry| match first {
+            Some(b) => keyed.push((b.to_ascii_lowercase(), entry)),
+            None => wild.push(entry),
+        };
+        for (i, g) in self.tracking.iter().enumerate() {
+            add(g.first_literal(), ParamEntry::Tracking(i));
+        }
+        for (i, p) in self.session.iter().enumerate() {
+            add(p.name.first_literal(), ParamEntry::Session(i));
+        }
+        for (i, g) in self.state.iter().enumerate() {
+            add(g.first_literal(), ParamEntry::State(i));
+        }
+        for (i, (name, _)) in self.defaults.iter().enumerate() {
+            add(name.first().copied(), ParamEntry::Default(i));
+        }
+        keyed.sort_by_key(|&(b, e)| (b, e.rule()));
+        let mut first = vec![0u32; 257];
+        for &(b, _) in &keyed {
+            first[b as usize + 1] += 1;
+        }
+        for b in 0..256 {
+            first[b + 1] += first[b];
+        }
+        self.param_first = first;
+        self.param_entries = keyed.into_iter().map(|(_, e)| e).collect();
+        self.param_wild = wild;
+        self.index_first = [false; 256];
+        self.index_len = (usize::MAX, 0);
+        for f in &self.index_files {
+            if let Some(&b) = f.first() {
+                self.index_first[b.to_ascii_lowercase() as usize] = true;
+                self.index_first[b.to_ascii_uppercase() as usize] = true;
+            }
+            self.index_len = (self.index_len.0.min(f.len()), self.index_len.1.max(f.len()));
+        }
+    }
+
+    /// Whether `segment` is one of the index file names (ASCII
+    /// case-insensitive).
+    #[inline]
+    pub(crate) fn is_index_file(&self, segment: &[u8]) -> bool {
+        let Some(&first) = segment.first() else {
+            return false;
+        };
+        if !self.index_first[first as usize]
+            || segment.len() < self.index_len.0
+            || segment.len() > self.index_len.1
         {
-            match g.first_literal() {
-                Some(b) => {
-                    fb[b as usize] = true;
-                    fb[b.to_ascii_uppercase() as usize] = true;
-                }
-                None => any = true,
-            }
+            return false;
         }
-        for (name, _) in &self.defaults {
-            if let Some(&b) = name.first() {
-                fb[b as usize] = true;
-            }
-        }
-        if any {
-            fb = [true; 256];
-        }
-        self.first_bytes = fb;
+        self.index_files
+            .iter()
+            .any(|f| f.eq_ignore_ascii_case(segment))
     }
 
     /// Why the query rules should drop a parameter, if they should.
     #[inline]
     pub(crate) fn drop_param(&self, name: &[u8], value: &[u8]) -> Option<Rule> {
-        let first = *name.first()?;
-        if !self.first_bytes[first as usize] {
+        let first = name.first()?.to_ascii_lowercase() as usize;
+        let (a, b) = (self.param_first[first], self.param_first[first + 1]);
+        if a == b && self.param_wild.is_empty() {
             return None;
         }
-        self.drop_param_slow(name, value)
+        self.drop_param_slow(&self.param_entries[a as usize..b as usize], name, value)
     }
 
-    fn drop_param_slow(&self, name: &[u8], value: &[u8]) -> Option<Rule> {
+    fn drop_param_slow(
+        &self,
+        same_first: &[ParamEntry],
+        name: &[u8],
+        value: &[u8],
+    ) -> Option<Rule> {
         let on = self.enabled;
-        if on.has(Rule::Tracking) && self.tracking.iter().any(|g| g.matches(name)) {
-            return Some(Rule::Tracking);
+        let matches = |e: &ParamEntry| {
+            on.has(e.rule())
+                && match *e {
+                    ParamEntry::Tracking(i) => self.tracking[i].matches(name),
+                    ParamEntry::Session(i) => self.session[i].matches(name, value),
+                    ParamEntry::State(i) => self.state[i].matches(name),
+                    ParamEntry::Default(i) => {
+                        let (n, v) = &self.defaults[i];
+                        n.as_slice() == name && v.as_slice() == value
+                    }
+                }
+        };
+        // `same_first` is in precedence order: its first match is its best.
+        let found = same_first.iter().find(|e| matches(e)).map(|e| e.rule());
+        let wild = self
+            .param_wild
+            .iter()
+            .filter(|e| matches(e))
+            .map(|e| e.rule())
+            .min();
+        match (found, wild) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
-        if on.has(Rule::Session)
-            && (self.session.iter().any(|s| s.matches(name, value))
-                || self.state.iter().any(|g| g.matches(name)))
-        {
-            return Some(Rule::Session);
+    }
+}
+
+/// One name of a parameter list (an index into it).
+#[derive(Clone, Copy, Debug)]
+enum ParamEntry {
+    Tracking(usize),
+    Session(usize),
+    State(usize),
+    Default(usize),
+}
+
+impl ParamEntry {
+    /// The rule that removes a parameter this entry matches.
+    fn rule(self) -> Rule {
+        match self {
+            ParamEntry::Tracking(_) => Rule::Tracking,
+            ParamEntry::Session(_) | ParamEntry::State(_) => Rule::Session,
+            ParamEntry::Default(_) => Rule::DefaultParams,
         }
-        if on.has(Rule::DefaultParams)
-            && self
-                .defaults
-                .iter()
-                .any(|(n, v)| n.as_slice() == name && v.as_slice() == value)
-        {
-            return Some(Rule::DefaultParams);
-        }
-        None
     }
 }
 

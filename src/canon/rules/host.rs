@@ -1,0 +1,116 @@
+//! The host rules: `ipv4-mapped`, `host-trailing-dot` and `www`, in that
+//! order (an IPv6 host has no dot or `www`; a trailing dot goes before the
+//! Public Suffix List is asked about what remains).
+
+use super::apply::{InPlace, Scratch};
+use super::{Config, Rule, RuleMask};
+use crate::url::host::{ends_in_a_number, parse_ipv6, write_ipv4};
+
+/// Runs the host rules of `cfg` on `url`'s host.
+#[inline]
+pub(crate) fn apply(cfg: &Config, url: &mut InPlace<'_>, s: &mut Scratch, fired: &mut RuleMask) {
+    let on = cfg.enabled;
+    let (hs, he) = (url.parts.host_start, url.parts.host_end);
+    let h = &url.url()[hs as usize..he as usize];
+    let (Some(&first), Some(&last)) = (h.first(), h.last()) else {
+        return;
+    };
+    if first == b'[' {
+        if on.has(Rule::Ipv4Mapped) {
+            ipv4_mapped(url, s, fired);
+        }
+        return;
+    }
+    if last == b'.' && on.has(Rule::HostTrailingDot) {
+        trailing_dot(url, s, fired);
+    }
+    if first == b'w' && on.has(Rule::Www) {
+        www(url, s, fired);
+    }
+}
+
+/// `[::ffff:1.2.3.4]` → `1.2.3.4`: IPv4-mapped (`::ffff:0:0/96`, RFC 4291
+/// §2.5.5.2) and NAT64 (`64:ff9b::/96`, RFC 6052 §2.1) addresses, whose last
+/// 32 bits are the IPv4 address.
+#[cold]
+fn ipv4_mapped(url: &mut InPlace<'_>, s: &mut Scratch, fired: &mut RuleMask) {
+    let (hs, he) = (url.parts.host_start, url.parts.host_end);
+    let h = &url.url()[hs as usize..he as usize];
+    let Ok(a) = parse_ipv6(&h[1..h.len() - 1]) else {
+        return;
+    };
+    let mapped = a[..5] == [0; 5] && a[5] == 0xffff;
+    let nat64 = a[0] == 0x64 && a[1] == 0xff9b && a[2..6] == [0; 4];
+    if mapped || nat64 {
+        let mut v4 = std::mem::take(&mut s.buf);
+        v4.clear();
+        write_ipv4(&mut v4, (a[6] as u32) << 16 | a[7] as u32);
+        url.replace(s, hs, he, &v4);
+        s.buf = v4;
+        fired.insert(Rule::Ipv4Mapped);
+    }
+}
+
+/// `example.com.` → `example.com`.
+#[cold]
+fn trailing_dot(url: &mut InPlace<'_>, s: &mut Scratch, fired: &mut RuleMask) {
+    let (hs, he) = (url.parts.host_start, url.parts.host_end);
+    let h = &url.url()[hs as usize..he as usize];
+    let mut t = h;
+    while t.len() > 1 && t[t.len() - 1] == b'.' {
+        t = &t[..t.len() - 1];
+    }
+    // `foo.09..` is a domain, but `foo.09` ends in a number and would be
+    // read as an (invalid) IPv4 address: such a host keeps its dots.
+    if t.len() < h.len() && !ends_in_a_number(t) {
+        let keep = hs + t.len() as u32;
+        url.remove(s, keep, he);
+        fired.insert(Rule::HostTrailingDot);
+    }
+}
+
+/// Removes `www.`/`wwwN.` labels while what remains is a registrable
+/// domain. Log lines of one site repeat their host, so the last host and
+/// its answer are kept.
+#[inline]
+fn www(url: &mut InPlace<'_>, s: &mut Scratch, fired: &mut RuleMask) {
+    let (hs, he) = (url.parts.host_start, url.parts.host_end);
+    let h = &url.url()[hs as usize..he as usize];
+    if !h.starts_with(b"www") {
+        return;
+    }
+    let removed = if s.www_cache.0 == h {
+        s.www_cache.1
+    } else {
+        let mut rest = h;
+        while let Some(r) = strip_www(rest) {
+            rest = r;
+        }
+        let removed = h.len() - rest.len();
+        s.www_cache.0.clear();
+        s.www_cache.0.extend_from_slice(h);
+        s.www_cache.1 = removed;
+        removed
+    };
+    if removed > 0 {
+        url.remove(s, hs, hs + removed as u32);
+        fired.insert(Rule::Www);
+    }
+}
+
+/// `www.example.com` → `example.com`, `www12.example.com` → `example.com`,
+/// only when what remains is still a registrable domain or below one: never
+/// `www.co.uk` → `co.uk` (a public suffix) nor `www1355544.com` → `com`.
+fn strip_www(h: &[u8]) -> Option<&[u8]> {
+    let rest = h.strip_prefix(b"www")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let rest = rest[digits..].strip_prefix(b".")?;
+    // `www..example.com`: an empty label is not a registrable domain's start.
+    if rest.first() == Some(&b'.') {
+        return None;
+    }
+    // `psl::domain` is `None` when `rest` is a public suffix (or a single
+    // label such as `localhost`): then `www` is the registrable part.
+    psl::domain(rest.strip_suffix(b".").unwrap_or(rest))?;
+    Some(rest)
+}
