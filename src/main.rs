@@ -152,7 +152,9 @@ struct Cli {
     ///
     /// Rule edits, lists (tracking, session, state and default-value
     /// parameters, index files) and rewrite rules, for every host and per
-    /// host (`example.com`, `*.example.com`). See the README.
+    /// host (`example.com`, `*.example.com`). An unknown key is an error
+    /// naming its line; settings of rules that are off are named in a
+    /// warning. See the README.
     #[arg(long, value_name = "FILE", help_heading = "Profile and rules")]
     rules: Option<PathBuf>,
 
@@ -177,6 +179,9 @@ struct Cli {
     key_profile: Option<Profile>,
 
     /// Add the dedup rules that changed each URL (`-` for none).
+    ///
+    /// A column of each record (and `--pipe` line): with --unique/--count it
+    /// is a usage error (--stats counts the URLs each rule merged there).
     #[arg(long, help_heading = "Profile and rules")]
     explain: bool,
 
@@ -662,10 +667,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
     }
     let profile = cli.profile;
     let text = match &cli.rules {
-        Some(path) => Some(
-            std::fs::read_to_string(path)
-                .map_err(|e| format!("--rules {}: cannot read: {e}", path.display()))?,
-        ),
+        Some(path) => Some(read_rules_file(path)?),
         None => None,
     };
     let mut edits = Vec::new();
@@ -673,12 +675,14 @@ fn options(cli: &Cli) -> Result<Options, String> {
         edits.extend(Edit::parse_list(r).map_err(|e| format!("--rule {r:?}: {e}"))?);
     }
     let build = |p: Profile| {
-        rules::file::build(p.rule_mask(), text.as_deref(), &edits).map_err(|e| match &cli.rules {
-            Some(path) => format!("--rules {}: {e}", path.display()),
-            None => format!("--rule: {e}"),
+        rules::file::build_with_unused(p.rule_mask(), text.as_deref(), &edits).map_err(|e| {
+            match &cli.rules {
+                Some(path) => format!("--rules {}: {e}", path.display()),
+                None => format!("--rule: {e}"),
+            }
         })
     };
-    let rules = build(profile)?;
+    let (rules, mut unused) = build(profile)?;
     let dedup = if cli.dedup_key || cli.key_profile.is_some() {
         if matches!(mode, Mode::Unique | Mode::Count) {
             return Err(
@@ -687,10 +691,20 @@ fn options(cli: &Cli) -> Result<Options, String> {
             );
         }
         let p = cli.key_profile.unwrap_or(Profile::Aggressive);
-        Some((p, Arc::new(build(p)?)))
+        let (key_rules, key_unused) = build(p)?;
+        // A setting that tunes the dedup key is used.
+        unused.retain(|u| key_unused.contains(u));
+        Some((p, Arc::new(key_rules)))
     } else {
         None
     };
+    if cli.explain && matches!(mode, Mode::Unique | Mode::Count) {
+        return Err(
+            "--explain adds a column to each record; with --unique/--count, --stats counts \
+             the distinct URLs each rule merged"
+                .to_string(),
+        );
+    }
     let json_paths = json_paths(cli);
     let threads = cli
         .threads
@@ -712,6 +726,13 @@ fn options(cli: &Cli) -> Result<Options, String> {
             Ok(_) => return Err(format!("--temp-dir {}: not a directory", dir.display())),
             Err(e) => return Err(format!("--temp-dir {}: {e}", dir.display())),
         }
+    }
+    if let (Some(path), false) = (&cli.rules, unused.is_empty()) {
+        eprintln!(
+            "canonurl: warning: --rules {}: {}",
+            path.display(),
+            unused_note(profile, &unused)
+        );
     }
     Ok(Options {
         format: match cli.log_format {
@@ -745,6 +766,87 @@ fn options(cli: &Cli) -> Result<Options, String> {
         min_count: cli.min_count,
         ..Options::default()
     })
+}
+
+/// `--rules FILE`'s text. Not UTF-8 is an error naming the line and
+/// showing the bytes.
+fn read_rules_file(path: &std::path::Path) -> Result<String, String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("--rules {}: cannot read: {e}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        let bad = e.utf8_error().error_len().unwrap_or(bytes.len() - at);
+        format!(
+            "--rules {}: line {line}: not UTF-8 (bytes {}); a rules file is TOML, which is UTF-8",
+            path.display(),
+            escape_bytes(&bytes[at..at + bad])
+        )
+    })
+}
+
+/// Bytes as bstr's `Debug` shows them: printable ASCII as is, `\t` `\n` `\r`
+/// `\\` `\"`, every other byte `\xHH`, the whole in quotes.
+fn escape_bytes(bytes: &[u8]) -> String {
+    let mut s = String::from("\"");
+    for &b in bytes {
+        match b {
+            b'\t' => s.push_str("\\t"),
+            b'\n' => s.push_str("\\n"),
+            b'\r' => s.push_str("\\r"),
+            b'\\' | b'"' => {
+                s.push('\\');
+                s.push(char::from(b));
+            }
+            0x20..=0x7e => s.push(char::from(b)),
+            _ => s.push_str(&format!("\\x{b:02X}")),
+        }
+    }
+    s.push('"');
+    s
+}
+
+/// The warning on the settings of a rules file that do nothing in this run:
+/// which, on which line, why, and how to switch their rules on.
+fn unused_note(profile: Profile, unused: &[rules::file::Unused]) -> String {
+    let mut off: Vec<Rule> = unused.iter().map(|u| u.rule).collect();
+    off.sort();
+    off.dedup();
+    let settings: Vec<String> = unused
+        .iter()
+        .map(|u| format!("line {} '{}' (rule {})", u.line, u.key.name(), u.rule))
+        .collect();
+    let mask = profile.rule_mask();
+    let why = if mask.is_empty() {
+        format!(
+            " (--profile {} runs no rules, and neither the file nor --rule switches these on)",
+            profile.name()
+        )
+    } else {
+        format!(" after --profile {}, the file and --rule", profile.name())
+    };
+    let on: Vec<String> = off.iter().map(|r| format!("\"+{r}\"")).collect();
+    let flags: Vec<String> = off.iter().map(|r| format!("+{r}")).collect();
+    // A profile that runs them all, when this one does not.
+    let profile_hint = Profile::ALL
+        .into_iter()
+        .find(|p| off.iter().all(|&r| p.rule_mask().has(r)))
+        .filter(|_| off.iter().any(|&r| !mask.has(r)))
+        .map_or(String::new(), |p| {
+            format!(", or use --profile {}", p.name())
+        });
+    let (n, verb) = match unused.len() {
+        1 => ("1 setting".to_string(), "has"),
+        n => (format!("{n} settings"), "have"),
+    };
+    format!(
+        "{n} for rules that are off{why} {verb} no effect: {}. Switch the rules on with \
+         rules = [{}] in the file or --rule {}{profile_hint}",
+        settings.join(", "),
+        on.join(", "),
+        flags.join(","),
+    )
 }
 
 /// `--base`: an absolute URL with a host, since it gives request targets

@@ -138,9 +138,201 @@ rewrite = [{ regex = '/story\?id=(\d+)', replace = '/story_$1' }]
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("cli-rules-bad.toml")
-            && err.contains("host section 1")
-            && err.contains("nope"),
+        err.starts_with(&format!(
+            "canonurl: --rules {}: line 3: host section 1 (match = \"a\"): 'rules': unknown rule 'nope'",
+            bad.display()
+        )),
+        "{err}"
+    );
+}
+
+/// Runs a rules file `text` (saved as `name`) with `args` on `/a`: the exit
+/// status, stdout and stderr.
+fn with_rules_file(name: &str, text: &[u8], args: &[&str], input: &str) -> (i32, String, String) {
+    let p = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&p, text).unwrap();
+    let mut all = vec!["-f", "plain", "--rules", p.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let o = canonurl(&all, input.as_bytes());
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The one-line error of a broken rules file, after the `--rules PATH: `
+/// prefix; checks that it is a usage error with no output.
+fn rules_file_error(name: &str, text: &str) -> String {
+    let (code, out, err) = with_rules_file(name, text.as_bytes(), &[], "/a\n");
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let prefix = format!(
+        "canonurl: --rules {}: ",
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(name)
+            .display()
+    );
+    let e = err
+        .trim_end()
+        .strip_prefix(&prefix)
+        .unwrap_or_else(|| panic!("{err}"))
+        .to_string();
+    // No Rust debug output (`Many(["a.com"])`, `Some(..)`).
+    assert!(
+        !e.contains("Many(") && !e.contains("Some(") && !e.contains("One("),
+        "{e}"
+    );
+    e
+}
+
+#[test]
+fn rules_file_errors_name_the_line_and_the_key() {
+    // An unknown key was ignored before: now an error, with a hint.
+    assert_eq!(
+        rules_file_error(
+            "strict-1.toml",
+            "rules = [\"-www\"]\n\nextra-tracking-param = [\"ref_src\"]\n"
+        ),
+        "line 3: unknown key 'extra-tracking-param' (did you mean 'extra-tracking-params'?)"
+    );
+    // In a host section, named by its patterns as written.
+    assert_eq!(
+        rules_file_error(
+            "strict-2.toml",
+            "[[host]]\nmatch = 'a.com'\n\n[[host]]\nmatch = [\"b.com\", \"*.b.com\"]\nkeep-positions = ['page']\n"
+        ),
+        "line 6: host section 2 (match = \"b.com\", \"*.b.com\"): \
+         unknown key 'keep-positions' (did you mean 'keep-position'?)"
+    );
+    // In a rewrite rule.
+    assert_eq!(
+        rules_file_error(
+            "strict-3.toml",
+            "rewrite = [\n  { regex = 'a', replace = 'b', flag = 'i' },\n]\n"
+        ),
+        "line 2: unknown key 'flag'"
+    );
+    // Unknown sections.
+    assert_eq!(
+        rules_file_error("strict-4.toml", "[hosts]\nmatch = 'a'\n"),
+        "line 1: unknown section '[hosts]': the only section is [[host]] (did you mean [[host]]?)"
+    );
+    let e = rules_file_error(
+        "strict-5.toml",
+        "[[host]]\nmatch = 'a'\n\n[[rewrite]]\nliteral = '/x'\nreplace = '/y'\n",
+    );
+    assert!(
+        e.starts_with("line 4: unknown section '[[rewrite]]'"),
+        "{e}"
+    );
+    // Values of the wrong type.
+    assert_eq!(
+        rules_file_error("strict-6.toml", "\nstate-params = 'back'\n"),
+        "line 2: 'state-params' must be an array of strings, not a string"
+    );
+    // Rule names, regexes: the line of the entry, on one line.
+    let e = rules_file_error(
+        "strict-7.toml",
+        "rules = [\n  '-www',\n  '+trailing-slashes',\n]\n",
+    );
+    assert!(
+        e.starts_with("line 3: 'rules': unknown rule 'trailing-slashes'")
+            && e.ends_with("(did you mean 'trailing-slash'?)"),
+        "{e}"
+    );
+    assert_eq!(
+        rules_file_error(
+            "strict-8.toml",
+            "[[host]]\nmatch = ['a.com', '*.a.com']\nrewrite = [{ regex = '/(x', replace = '' }]\n"
+        ),
+        "line 3: host section 1 (match = \"a.com\", \"*.a.com\"): rewrite regex '/(x': unclosed group"
+    );
+    // TOML syntax errors.
+    assert_eq!(
+        rules_file_error("strict-9.toml", "rules = []\nrules = []\n"),
+        "line 2: duplicate key (at 'rules')"
+    );
+    // Bytes that are not UTF-8, shown escaped.
+    let (code, _, err) = with_rules_file("strict-10.toml", b"rules = []\n# \xff\n", &[], "/a\n");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(": line 2: not UTF-8 (bytes \"\\xFF\")"),
+        "{err}"
+    );
+}
+
+/// A file whose top level switches one rule on, adds to a list and
+/// rewrites.
+const MIXED_FILE: &str = "extra-tracking-params = ['ref']\n\
+                          rules = ['+lowercase-path']\n\
+                          rewrite = [{ literal = '/old/', replace = '/new/' }]\n";
+
+#[test]
+fn rules_file_with_a_profile_that_runs_no_rules() {
+    let input = "http://x.com/OLD/?ref=1\n";
+    for profile in ["rfc3986", "whatwg"] {
+        // The whole file applies, on top of no rules: lowercase-path runs;
+        // the tracking list and the rewrite cannot (their rules are off),
+        // and one warning says so, naming their lines.
+        let (code, out, err) = with_rules_file(
+            "mixed.toml",
+            MIXED_FILE.as_bytes(),
+            &["--profile", profile],
+            input,
+        );
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out, "http://x.com/old/?ref=1\n");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("canonurl: warning: --rules ")
+                && err.contains(&format!("--profile {profile} runs no rules"))
+                && err.contains("line 1 'extra-tracking-params' (rule tracking), line 3 'rewrite' (rule rewrite)")
+                && err.contains("rules = [\"+tracking\", \"+rewrite\"]")
+                && err.contains("--profile safe"),
+            "{err}"
+        );
+        // Switched on, they apply, and there is nothing to warn about (the
+        // `?` stays: empty-query is off too).
+        let (code, out, err) = with_rules_file(
+            "mixed.toml",
+            MIXED_FILE.as_bytes(),
+            &["--profile", profile, "--rule", "+tracking,+rewrite"],
+            input,
+        );
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (0, "http://x.com/new/?\n", "")
+        );
+    }
+    // A profile that runs them: no warning.
+    let (code, out, err) = with_rules_file(
+        "mixed.toml",
+        MIXED_FILE.as_bytes(),
+        &["--profile", "safe"],
+        input,
+    );
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (0, "http://x.com/new/\n", "")
+    );
+    // They tune the dedup key (aggressive): used, no warning.
+    let (code, _, err) =
+        with_rules_file("mixed.toml", MIXED_FILE.as_bytes(), &["--dedup-key"], input);
+    assert_eq!((code, err.as_str()), (0, ""));
+    // Off in the URL's profile and in the key's: one warning, not two.
+    let (code, _, err) = with_rules_file(
+        "index.toml",
+        b"index-files = ['home.aspx']\n",
+        &["--profile", "safe", "--key-profile", "safe"],
+        input,
+    );
+    assert_eq!(code, 0);
+    assert_eq!(err.matches("warning").count(), 1, "{err}");
+    assert!(
+        err.contains("line 1 'index-files' (rule index-file)")
+            && err.contains("--profile aggressive"),
         "{err}"
     );
 }
@@ -215,6 +407,44 @@ fn explain_names_the_rules_that_fired() {
     assert_eq!(
         second["rules"],
         serde_json::json!(["fragment", "trailing-slash"])
+    );
+}
+
+#[test]
+fn explain_with_unique_or_count_is_a_usage_error() {
+    for mode in ["--unique", "--count"] {
+        let o = canonurl(
+            &["-f", "plain", "--profile", "aggressive", "--explain", mode],
+            MESSY.as_bytes(),
+        );
+        assert_eq!(o.status.code(), Some(2), "{mode}");
+        assert!(o.stdout.is_empty(), "{mode}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(
+            err,
+            "canonurl: --explain adds a column to each record; with --unique/--count, \
+             --stats counts the distinct URLs each rule merged\n"
+        );
+    }
+    // --pipe is per record: it works there.
+    let o = canonurl(
+        &[
+            "-f",
+            "plain",
+            "--profile",
+            "aggressive",
+            "--explain",
+            "--pipe",
+        ],
+        MESSY.as_bytes(),
+    );
+    assert_eq!(lines(&o).len(), 1);
+    assert!(
+        lines(&o)[0].ends_with(
+            "\tfragment,empty-query,index-file,www,sort-query,tracking,duplicate-slashes,trailing-slash"
+        ),
+        "{:?}",
+        lines(&o)
     );
 }
 

@@ -25,180 +25,698 @@
 //! `rewrite`. A host section starts from the top-level settings (after
 //! `--rule`) and changes only what it names; its `rewrite` rules run after
 //! the top-level ones.
+//!
+//! The file is read strictly: the document is parsed with its spans, and
+//! every key is checked against [`Key::ALL`] (plus `host` at the top level,
+//! `match` in a host section, `regex`/`literal`/`replace` in a rewrite). An
+//! unknown key or section, a value of the wrong type, an unknown rule, a bad
+//! glob or regex is an error that starts with the 1-based line
+//! (`line 3: unknown key 'extra-tracking-param' (did you mean
+//! 'extra-tracking-params'?)`) and, inside a host section, names the
+//! section by its patterns as written (`host section 2 (match = "a.com",
+//! "*.a.com")`). The only section is `[[host]]` (and tables inside it):
+//! `[[rewrite]]` after a `[[host]]` would belong to the top level, so it is
+//! an error rather than a surprise.
+//!
+//! A setting that tunes a rule (a list, `defaults`, `rewrite`) does nothing
+//! where its rule is off; [`build_with_unused`] names such settings, for
+//! the command's warning.
 
-use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::Arc;
 
-use serde::Deserialize;
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
 
 use super::glob::Glob;
 use super::rewrite::Rewrite;
-use super::{Config, Edit, RuleMask, RuleSet, SessionParam};
+use super::{Config, Edit, Rule, RuleSet, SessionParam};
 
-/// One host pattern or several.
-#[derive(Deserialize, Debug)]
-#[serde(untagged)]
-enum Patterns {
-    One(String),
-    Many(Vec<String>),
+/// A key of the top level and of `[[host]]` sections, in the order they
+/// are applied (a list before the `extra-` list that adds to it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// `rules = ["+name", "-name", "trailing-slash=add"]`.
+    Rules,
+    /// `trailing-slash = "add"`.
+    TrailingSlash,
+    /// `sort-query = "key-value"`.
+    SortQuery,
+    /// `keep-position = ["page"]`.
+    KeepPosition,
+    /// `index-files = ["home.aspx"]` (replaces the list).
+    IndexFiles,
+    /// `extra-index-files = [...]` (adds to it).
+    ExtraIndexFiles,
+    /// `tracking-params = [...]` (replaces the list).
+    TrackingParams,
+    /// `extra-tracking-params = [...]` (adds to it).
+    ExtraTrackingParams,
+    /// `session-params = ["sid=hex32"]` (replaces the list).
+    SessionParams,
+    /// `extra-session-params = [...]` (adds to it).
+    ExtraSessionParams,
+    /// `state-params = ["back"]`.
+    StateParams,
+    /// `defaults = { sort = "ascending" }`.
+    Defaults,
+    /// `rewrite = [{ regex = '...', replace = '...' }]`.
+    Rewrite,
 }
 
-/// A rewrite rule as written.
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-struct RewriteSpec {
-    regex: Option<String>,
-    literal: Option<String>,
-    replace: String,
+impl Key {
+    /// Every key, in the order they are applied.
+    pub const ALL: [Key; 13] = [
+        Key::Rules,
+        Key::TrailingSlash,
+        Key::SortQuery,
+        Key::KeepPosition,
+        Key::IndexFiles,
+        Key::ExtraIndexFiles,
+        Key::TrackingParams,
+        Key::ExtraTrackingParams,
+        Key::SessionParams,
+        Key::ExtraSessionParams,
+        Key::StateParams,
+        Key::Defaults,
+        Key::Rewrite,
+    ];
+
+    /// The key as written in the file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Key::Rules => "rules",
+            Key::TrailingSlash => "trailing-slash",
+            Key::SortQuery => "sort-query",
+            Key::KeepPosition => "keep-position",
+            Key::IndexFiles => "index-files",
+            Key::ExtraIndexFiles => "extra-index-files",
+            Key::TrackingParams => "tracking-params",
+            Key::ExtraTrackingParams => "extra-tracking-params",
+            Key::SessionParams => "session-params",
+            Key::ExtraSessionParams => "extra-session-params",
+            Key::StateParams => "state-params",
+            Key::Defaults => "defaults",
+            Key::Rewrite => "rewrite",
+        }
+    }
+
+    /// The rule that must be on for the setting to do anything; `None` for
+    /// the keys that switch rules themselves.
+    pub fn tunes(self) -> Option<Rule> {
+        match self {
+            Key::Rules | Key::TrailingSlash | Key::SortQuery => None,
+            Key::KeepPosition => Some(Rule::SortQuery),
+            Key::IndexFiles | Key::ExtraIndexFiles => Some(Rule::IndexFile),
+            Key::TrackingParams | Key::ExtraTrackingParams => Some(Rule::Tracking),
+            Key::SessionParams | Key::ExtraSessionParams | Key::StateParams => Some(Rule::Session),
+            Key::Defaults => Some(Rule::DefaultParams),
+            Key::Rewrite => Some(Rule::Rewrite),
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Key> {
+        Key::ALL.into_iter().find(|k| k.name() == name)
+    }
 }
 
-/// Settings that both levels have.
-#[derive(Deserialize, Debug, Default)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct Settings {
-    rules: Option<Vec<String>>,
-    trailing_slash: Option<String>,
-    sort_query: Option<String>,
-    keep_position: Option<Vec<String>>,
-    index_files: Option<Vec<String>>,
-    extra_index_files: Option<Vec<String>>,
-    tracking_params: Option<Vec<String>>,
-    extra_tracking_params: Option<Vec<String>>,
-    session_params: Option<Vec<String>>,
-    extra_session_params: Option<Vec<String>>,
-    state_params: Option<Vec<String>>,
-    defaults: Option<BTreeMap<String, String>>,
-    rewrite: Option<Vec<RewriteSpec>>,
-}
+/// The top-level key of host sections.
+const HOST: &str = "host";
+/// The key of a host section's patterns.
+const MATCH: &str = "match";
+/// The keys of a rewrite rule.
+const REWRITE_KEYS: [&str; 3] = ["regex", "literal", "replace"];
 
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct HostSection {
-    #[serde(rename = "match")]
-    patterns: Patterns,
-    #[serde(flatten)]
-    settings: Settings,
-}
-
-#[derive(Deserialize, Debug)]
-#[serde(rename_all = "kebab-case")]
-struct FileSpec {
-    #[serde(default)]
-    host: Vec<HostSection>,
-    #[serde(flatten)]
-    settings: Settings,
+/// A setting of a rules file that does nothing in this rule set: it tunes a
+/// rule that is off wherever the setting applies (`extra-tracking-params`
+/// with `--profile rfc3986`, which runs no rule, and nothing switching
+/// `tracking` on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unused {
+    /// The 1-based line of the key.
+    pub line: usize,
+    /// The key.
+    pub key: Key,
+    /// The rule that is off.
+    pub rule: Rule,
 }
 
 /// Builds the rule set of a run: the tier's `mask` and default lists, the
 /// file's top-level settings, the command line's `edits`, then each host
-/// section. `text` is the rules file, if any.
-pub fn build(mask: RuleMask, text: Option<&str>, edits: &[Edit]) -> Result<RuleSet, String> {
+/// section. `text` is the rules file, if any. An error starts with the line
+/// it is about (`line 3: ...`); the caller adds the file's name.
+pub fn build(mask: super::RuleMask, text: Option<&str>, edits: &[Edit]) -> Result<RuleSet, String> {
+    build_with_unused(mask, text, edits).map(|(set, _)| set)
+}
+
+/// [`build`], and the file's settings that do nothing in the set, in line
+/// order.
+pub fn build_with_unused(
+    mask: super::RuleMask,
+    text: Option<&str>,
+    edits: &[Edit],
+) -> Result<(RuleSet, Vec<Unused>), String> {
     let mut global = Config::for_mask(mask);
-    let spec: Option<FileSpec> = match text {
-        Some(t) => Some(toml::from_str(t).map_err(|e| e.to_string())?),
-        None => None,
+    let Some(text) = text else {
+        for e in edits {
+            e.apply(&mut global);
+        }
+        return Ok((RuleSet::from_global(global), Vec::new()));
     };
+    let doc = DeTable::parse(text).map_err(|e| syntax_error(text, &e))?;
+    let top = doc.get_ref();
+    let reader = Reader {
+        text,
+        section: None,
+    };
+    reader.check_top(top)?;
     let mut slot = 0;
-    if let Some(s) = &spec {
-        s.settings
-            .apply(&mut global, &mut slot)
-            .map_err(|e| format!("top level: {e}"))?;
-    }
+    let mut tuned = Vec::new();
+    reader.apply(top, &mut global, &mut slot, &mut tuned)?;
     for e in edits {
         e.apply(&mut global);
     }
     let mut set = RuleSet::from_global(global.clone());
-    for (i, h) in spec.iter().flat_map(|s| s.host.iter()).enumerate() {
-        let mut c = global.clone();
-        let at = |e: String| format!("host section {} ({:?}): {e}", i + 1, h.patterns);
-        h.settings.apply(&mut c, &mut slot).map_err(at)?;
-        c.finish();
-        let patterns = match &h.patterns {
-            Patterns::One(p) => std::slice::from_ref(p),
-            Patterns::Many(p) => p.as_slice(),
+    let mut unused_in_hosts = Vec::new();
+    let sections = match top.get(HOST) {
+        Some(v) => match v.get_ref() {
+            DeValue::Array(a) => &a[..],
+            _ => &[],
+        },
+        None => &[],
+    };
+    for (i, section) in sections.iter().enumerate() {
+        let mut reader = Reader {
+            text,
+            section: Some(format!("host section {}", i + 1)),
         };
-        if patterns.is_empty() {
-            return Err(at("'match' names no host".into()));
-        }
-        set.add_host(patterns, c).map_err(at)?;
+        let DeValue::Table(table) = section.get_ref() else {
+            return Err(reader.error(section.span(), "expected a [[host]] table"));
+        };
+        let (patterns, at) = reader.patterns(table, section.span())?;
+        reader.check_keys(table, &[MATCH])?;
+        let mut c = global.clone();
+        let mut host_tuned = Vec::new();
+        reader.apply(table, &mut c, &mut slot, &mut host_tuned)?;
+        let on = c.enabled;
+        unused_in_hosts.extend(host_tuned.into_iter().filter(|u| !on.has(u.rule)));
+        set.add_host(&patterns, c)
+            .map_err(|e| reader.error(at.clone(), e))?;
     }
-    Ok(set)
+    // A top-level setting reaches every host that does not replace it.
+    let any = set.any_enabled();
+    let mut unused: Vec<Unused> = tuned.into_iter().filter(|u| !any.has(u.rule)).collect();
+    unused.extend(unused_in_hosts);
+    unused.sort_by_key(|u| u.line);
+    Ok((set, unused))
 }
 
-fn globs(list: &[String]) -> Result<Vec<Glob>, String> {
-    list.iter().map(|s| Glob::new(s)).collect()
+/// A TOML syntax error as `line N: message`, on one line.
+fn syntax_error(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim().replace('\n', "; ");
+    let Some(span) = e.span() else {
+        return message;
+    };
+    // What the span covers, when it is a short word (`duplicate key`
+    // points at the key).
+    let at = text
+        .get(span.clone())
+        .filter(|t| !t.is_empty() && t.len() <= 40 && !t.contains(['\n', '\r']))
+        .map_or(String::new(), |t| format!(" (at {})", quoted(t)));
+    format!("line {}: {message}{at}", line_of(text, span.start))
 }
 
-fn sessions(list: &[String]) -> Result<Vec<SessionParam>, String> {
-    list.iter().map(|s| SessionParam::parse(s)).collect()
+/// The 1-based line of byte `at` of `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    let at = at.min(text.len());
+    memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
 }
 
-fn lower(list: &[String]) -> Vec<Vec<u8>> {
-    list.iter()
-        .map(|s| s.as_bytes().to_ascii_lowercase())
-        .collect()
+/// `'name'` with control characters and quotes escaped.
+fn quoted(s: &str) -> String {
+    format!("'{}'", s.escape_debug())
 }
 
-impl Settings {
-    fn apply(&self, c: &mut Config, slot: &mut usize) -> Result<(), String> {
-        for e in self.rules.iter().flatten() {
-            Edit::parse(e)?.apply(c);
+/// The candidate closest to `word` by edit distance, when it is close
+/// enough to be a slip (`extra-tracking-param`, `tracking_params`, `hosts`).
+fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (distance(word, c), c))
+        .filter(|&(d, c)| c != word && d <= 2.max(c.len() / 4) && d < c.len())
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance over bytes; `-` and `_` count as equal.
+fn distance(a: &str, b: &str) -> usize {
+    let norm = |c: u8| {
+        if c == b'_' {
+            b'-'
+        } else {
+            c.to_ascii_lowercase()
         }
-        if let Some(v) = &self.trailing_slash {
-            Edit::parse(&format!("trailing-slash={v}"))?.apply(c);
+    };
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, &x) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, &y) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(norm(x) != norm(y));
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
         }
-        if let Some(v) = &self.sort_query {
-            Edit::parse(&format!("sort-query={v}"))?.apply(c);
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// ` (did you mean 'x'?)` or nothing.
+fn hint<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    closest(word, candidates).map_or(String::new(), |c| format!(" (did you mean {}?)", quoted(c)))
+}
+
+/// Reads one table of the file: the top level or a host section.
+struct Reader<'t> {
+    text: &'t str,
+    /// `host section 2 (match = "a.com", "*.a.com")` inside one.
+    section: Option<String>,
+}
+
+impl Reader<'_> {
+    /// `line N: [section: ]message`.
+    fn error(&self, span: Range<usize>, message: impl std::fmt::Display) -> String {
+        let line = line_of(self.text, span.start);
+        match &self.section {
+            Some(s) => format!("line {line}: {s}: {message}"),
+            None => format!("line {line}: {message}"),
         }
-        if let Some(v) = &self.keep_position {
-            c.keep_position = v.iter().map(|s| s.as_bytes().to_vec()).collect();
+    }
+
+    /// How the key at `span` is written: `[[name]]`, `[name]`, or as
+    /// `name = ...` (`None`).
+    fn header(&self, span: &Range<usize>) -> Option<&'static str> {
+        let before = self.text.get(..span.start)?.trim_end();
+        if before.ends_with("[[") {
+            Some("[[")
+        } else if before.ends_with('[') {
+            Some("[")
+        } else {
+            None
         }
-        if let Some(v) = &self.index_files {
-            c.index_files = lower(v);
+    }
+
+    /// The top level's keys: the settings and `[[host]]`, nothing else, and
+    /// no section but `[[host]]`.
+    fn check_top(&self, top: &DeTable<'_>) -> Result<(), String> {
+        for (k, v) in sorted(top) {
+            let name: &str = k.get_ref();
+            let header = self.header(&k.span());
+            if name == HOST {
+                let sections = match v.get_ref() {
+                    DeValue::Array(a) => a.iter().all(|s| s.get_ref().is_table()),
+                    _ => false,
+                };
+                if !sections {
+                    let written = match (header, v.get_ref()) {
+                        (Some("["), _) => "a [host] table".to_string(),
+                        (_, v) => a(v),
+                    };
+                    return Err(self.error(
+                        k.span(),
+                        format!(
+                            "'host' must be [[host]] sections (one per group of hosts), not {written}"
+                        ),
+                    ));
+                }
+                continue;
+            }
+            let known = Key::from_name(name).is_some();
+            if let Some(open) = header {
+                let close = if open == "[[" { "]]" } else { "]" };
+                let what = format!("{open}{}{close}", name.escape_debug());
+                let advice = if known {
+                    format!(
+                        "; write {name} = ... before the first [[host]] for every host, or \
+                         {open}host.{name}{close} for the host section above it (a section \
+                         after a [[host]] would belong to the top level)"
+                    )
+                } else {
+                    match closest(name, [HOST]) {
+                        Some(_) => " (did you mean [[host]]?)".to_string(),
+                        None => String::new(),
+                    }
+                };
+                return Err(self.error(
+                    k.span(),
+                    format!("unknown section '{what}': the only section is [[host]]{advice}"),
+                ));
+            }
+            if !known {
+                return Err(self.unknown_key(k, Key::ALL.iter().map(|k| k.name()).chain([HOST])));
+            }
         }
-        if let Some(v) = &self.extra_index_files {
-            c.index_files.extend(lower(v));
+        Ok(())
+    }
+
+    /// A host section's keys: the settings and `extra`.
+    fn check_keys(&self, table: &DeTable<'_>, extra: &[&'static str]) -> Result<(), String> {
+        for (k, _) in sorted(table) {
+            let name: &str = k.get_ref();
+            if Key::from_name(name).is_none() && !extra.contains(&name) {
+                return Err(self.unknown_key(
+                    k,
+                    Key::ALL
+                        .iter()
+                        .map(|k| k.name())
+                        .chain(extra.iter().copied()),
+                ));
+            }
         }
-        if let Some(v) = &self.tracking_params {
-            c.tracking = globs(v)?;
-        }
-        if let Some(v) = &self.extra_tracking_params {
-            c.tracking.extend(globs(v)?);
-        }
-        if let Some(v) = &self.session_params {
-            c.session = sessions(v)?;
-        }
-        if let Some(v) = &self.extra_session_params {
-            c.session.extend(sessions(v)?);
-        }
-        if let Some(v) = &self.state_params {
-            c.state = globs(v)?;
-        }
-        if let Some(v) = &self.defaults {
-            c.defaults = v
+        Ok(())
+    }
+
+    fn unknown_key<'a>(
+        &self,
+        k: &Spanned<std::borrow::Cow<'_, str>>,
+        known: impl IntoIterator<Item = &'a str>,
+    ) -> String {
+        let name: &str = k.get_ref();
+        self.error(
+            k.span(),
+            format!("unknown key {}{}", quoted(name), hint(name, known)),
+        )
+    }
+
+    /// A host section's `match`: its patterns and their span. Names the
+    /// section after them.
+    fn patterns(
+        &mut self,
+        table: &DeTable<'_>,
+        section: Range<usize>,
+    ) -> Result<(Vec<String>, Range<usize>), String> {
+        let Some(v) = table.get(MATCH) else {
+            // The table's span may start at its first key; the header is
+            // what the reader looks for.
+            return Err(self.error(
+                section,
+                "no 'match' key (the hosts the section is for: \"example.com\" or [\"example.com\", \"*.example.com\"])",
+            ));
+        };
+        let patterns: Vec<String> = match v.get_ref() {
+            DeValue::String(s) => vec![s.to_string()],
+            DeValue::Array(_) => self
+                .strings(MATCH, v)?
+                .into_iter()
+                .map(|(s, _)| s.to_string())
+                .collect(),
+            other => {
+                return Err(self.error(
+                    v.span(),
+                    format!(
+                        "'match' must be a host pattern or an array of them, not {}",
+                        a(other)
+                    ),
+                ))
+            }
+        };
+        if let Some(s) = &mut self.section {
+            let shown: Vec<String> = patterns
                 .iter()
-                .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
+                .map(|p| format!("\"{}\"", p.escape_debug()))
                 .collect();
+            s.push_str(&format!(" (match = {})", shown.join(", ")));
         }
-        for r in self.rewrite.iter().flatten() {
-            let mut rw = match (&r.regex, &r.literal) {
-                (Some(re), None) => Rewrite::regex(re, &r.replace)?,
-                (None, Some(lit)) => Rewrite::literal(lit, &r.replace)?,
-                _ => return Err("a rewrite needs exactly one of 'regex' and 'literal'".into()),
+        if patterns.is_empty() {
+            return Err(self.error(v.span(), "'match' names no host"));
+        }
+        Ok((patterns, v.span()))
+    }
+
+    /// A string value.
+    fn string<'v>(&self, key: &str, v: &'v Spanned<DeValue<'_>>) -> Result<&'v str, String> {
+        match v.get_ref() {
+            DeValue::String(s) => Ok(s),
+            other => Err(self.error(
+                v.span(),
+                format!("{} must be a string, not {}", quoted(key), a(other)),
+            )),
+        }
+    }
+
+    /// An array of strings, each with its span.
+    fn strings<'v>(
+        &self,
+        key: &str,
+        v: &'v Spanned<DeValue<'_>>,
+    ) -> Result<Vec<(&'v str, Range<usize>)>, String> {
+        let DeValue::Array(items) = v.get_ref() else {
+            return Err(self.error(
+                v.span(),
+                format!(
+                    "{} must be an array of strings, not {}",
+                    quoted(key),
+                    a(v.get_ref())
+                ),
+            ));
+        };
+        items
+            .iter()
+            .map(|item| match item.get_ref() {
+                DeValue::String(s) => Ok((&s[..], item.span())),
+                other => Err(self.error(
+                    item.span(),
+                    format!(
+                        "{} must be an array of strings, and this item is {}",
+                        quoted(key),
+                        a(other)
+                    ),
+                )),
+            })
+            .collect()
+    }
+
+    /// Parameter-name globs.
+    fn globs(&self, key: &str, v: &Spanned<DeValue<'_>>) -> Result<Vec<Glob>, String> {
+        self.strings(key, v)?
+            .into_iter()
+            .map(|(s, span)| {
+                Glob::new(s).map_err(|e| self.error(span, format!("{}: {e}", quoted(key))))
+            })
+            .collect()
+    }
+
+    /// Session parameters.
+    fn sessions(&self, key: &str, v: &Spanned<DeValue<'_>>) -> Result<Vec<SessionParam>, String> {
+        self.strings(key, v)?
+            .into_iter()
+            .map(|(s, span)| {
+                SessionParam::parse(s)
+                    .map_err(|e| self.error(span, format!("{}: {e}", quoted(key))))
+            })
+            .collect()
+    }
+
+    /// Lower-cased byte strings.
+    fn lower(&self, key: &str, v: &Spanned<DeValue<'_>>) -> Result<Vec<Vec<u8>>, String> {
+        Ok(self
+            .strings(key, v)?
+            .into_iter()
+            .map(|(s, _)| s.as_bytes().to_ascii_lowercase())
+            .collect())
+    }
+
+    /// One edit of `rules`, `trailing-slash` or `sort-query`.
+    fn edit(&self, key: &str, edit: &str, span: Range<usize>) -> Result<Edit, String> {
+        Edit::parse(edit).map_err(|e| {
+            let name = edit.trim_start_matches(['+', '-']);
+            let slip = if Rule::from_name(name).is_none() && !edit.contains('=') {
+                hint(name, Rule::ALL.iter().map(|r| r.name()))
+            } else {
+                String::new()
+            };
+            self.error(span, format!("{}: {e}{slip}", quoted(key)))
+        })
+    }
+
+    /// Applies a table's settings to `c`, in [`Key::ALL`] order; each one
+    /// that tunes a rule goes to `tuned`.
+    fn apply(
+        &self,
+        table: &DeTable<'_>,
+        c: &mut Config,
+        slot: &mut usize,
+        tuned: &mut Vec<Unused>,
+    ) -> Result<(), String> {
+        for key in Key::ALL {
+            let Some((k, v)) = table.get_key_value(key.name()) else {
+                continue;
+            };
+            let name = key.name();
+            match key {
+                Key::Rules => {
+                    for (e, span) in self.strings(name, v)? {
+                        self.edit(name, e, span)?.apply(c);
+                    }
+                }
+                Key::TrailingSlash | Key::SortQuery => {
+                    let value = self.string(name, v)?;
+                    self.edit(name, &format!("{name}={value}"), v.span())?
+                        .apply(c);
+                }
+                Key::KeepPosition => {
+                    c.keep_position = self
+                        .strings(name, v)?
+                        .into_iter()
+                        .map(|(s, _)| s.as_bytes().to_vec())
+                        .collect();
+                }
+                Key::IndexFiles => c.index_files = self.lower(name, v)?,
+                Key::ExtraIndexFiles => c.index_files.extend(self.lower(name, v)?),
+                Key::TrackingParams => c.tracking = self.globs(name, v)?,
+                Key::ExtraTrackingParams => c.tracking.extend(self.globs(name, v)?),
+                Key::SessionParams => c.session = self.sessions(name, v)?,
+                Key::ExtraSessionParams => c.session.extend(self.sessions(name, v)?),
+                Key::StateParams => c.state = self.globs(name, v)?,
+                Key::Defaults => self.defaults(v, c)?,
+                Key::Rewrite => self.rewrites(v, c, slot)?,
+            }
+            if let Some(rule) = key.tunes() {
+                tuned.push(Unused {
+                    line: line_of(self.text, k.span().start),
+                    key,
+                    rule,
+                });
+            }
+        }
+        c.finish();
+        Ok(())
+    }
+
+    /// `defaults = { name = "value" }`: replaces `c`'s pairs.
+    fn defaults(&self, v: &Spanned<DeValue<'_>>, c: &mut Config) -> Result<(), String> {
+        let DeValue::Table(pairs) = v.get_ref() else {
+            return Err(self.error(
+                v.span(),
+                format!(
+                    "'defaults' must be a table of parameters and their default values \
+                     ({{ sort = \"ascending\" }}), not {}",
+                    a(v.get_ref())
+                ),
+            ));
+        };
+        c.defaults = sorted(pairs)
+            .into_iter()
+            .map(|(name, value)| {
+                let DeValue::String(value) = value.get_ref() else {
+                    return Err(self.error(
+                        value.span(),
+                        format!(
+                            "'defaults': the default of {} must be a string, not {}",
+                            quoted(name.get_ref()),
+                            a(value.get_ref())
+                        ),
+                    ));
+                };
+                Ok((
+                    name.get_ref().as_bytes().to_vec(),
+                    value.as_bytes().to_vec(),
+                ))
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(())
+    }
+
+    /// `rewrite = [{ regex = '...', replace = '...' }, { literal = ..., replace = ... }]`.
+    fn rewrites(
+        &self,
+        v: &Spanned<DeValue<'_>>,
+        c: &mut Config,
+        slot: &mut usize,
+    ) -> Result<(), String> {
+        let DeValue::Array(items) = v.get_ref() else {
+            return Err(self.error(
+                v.span(),
+                format!(
+                    "'rewrite' must be an array of rewrite rules \
+                     ([{{ regex = '...', replace = '...' }}]), not {}",
+                    a(v.get_ref())
+                ),
+            ));
+        };
+        for item in items.iter() {
+            let DeValue::Table(t) = item.get_ref() else {
+                return Err(self.error(
+                    item.span(),
+                    format!(
+                        "a rewrite rule is a table ({{ regex = '...', replace = '...' }}), not {}",
+                        a(item.get_ref())
+                    ),
+                ));
+            };
+            for (k, _) in sorted(t) {
+                if !REWRITE_KEYS.contains(&&k.get_ref()[..]) {
+                    return Err(self.unknown_key(k, REWRITE_KEYS));
+                }
+            }
+            let get = |key: &str| {
+                t.get(key)
+                    .map(|v| self.string(key, v).map(|s| (s, v.span())))
+            };
+            let (regex, literal) = (get("regex").transpose()?, get("literal").transpose()?);
+            let Some((replace, _)) = get("replace").transpose()? else {
+                return Err(self.error(item.span(), "a rewrite rule needs 'replace'"));
+            };
+            let mut rw = match (regex, literal) {
+                (Some((re, at)), None) => {
+                    Rewrite::regex(re, replace).map_err(|e| self.error(at, e))?
+                }
+                (None, Some((lit, at))) => {
+                    Rewrite::literal(lit, replace).map_err(|e| self.error(at, e))?
+                }
+                _ => {
+                    return Err(self.error(
+                        item.span(),
+                        "a rewrite rule needs exactly one of 'regex' and 'literal'",
+                    ))
+                }
             };
             rw.slot = *slot;
             *slot += 1;
             c.rewrites.push(Arc::new(rw));
         }
-        c.finish();
         Ok(())
     }
+}
+
+/// "a string", "an integer", "an array".
+fn a(v: &DeValue<'_>) -> String {
+    let t = v.type_str();
+    let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {t}")
+}
+
+type Entry<'x, 'i> = (
+    &'x Spanned<std::borrow::Cow<'i, str>>,
+    &'x Spanned<DeValue<'i>>,
+);
+
+/// A table's entries in file order (the table itself is sorted by key), so
+/// that the first problem reported is the first in the file.
+fn sorted<'x, 'i>(table: &'x DeTable<'i>) -> Vec<Entry<'x, 'i>> {
+    let mut entries: Vec<Entry<'x, 'i>> = table.iter().collect();
+    entries.sort_by_key(|(k, _)| k.span().start);
+    entries
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::canon::rules::{Rule, SortQuery, Tier, TrailingSlash};
+    use crate::canon::rules::{RuleMask, SortQuery, Tier, TrailingSlash};
 
     const EXAMPLE: &str = r#"
 rules = ["-www", "trailing-slash=add"]
@@ -244,23 +762,241 @@ index-files = ["Home.aspx"]
         assert!(!iis.enabled.has(Rule::LowercasePath));
     }
 
+    /// The error for `text`, built on the aggressive tier.
+    fn error(text: &str) -> String {
+        build(RuleMask::up_to(Tier::Aggressive), Some(text), &[]).unwrap_err()
+    }
+
     #[test]
-    fn errors_name_the_place() {
-        let e = build(RuleMask::NONE, Some("rules = [\"+nope\"]"), &[]).unwrap_err();
-        assert!(
-            e.contains("top level") && e.contains("unknown rule 'nope'"),
-            "{e}"
-        );
-        let e = build(RuleMask::NONE, Some("[[host]]\nmatch = 'a'\nfoo = 1"), &[]).unwrap_err();
-        assert!(e.contains("foo"), "{e}");
-        let e = build(
-            RuleMask::NONE,
-            Some("[[host]]\nmatch = 'a'\nrewrite = [{ regex = '(', replace = '' }]"),
+    fn replacing_lists_come_before_the_lists_that_extend_them() {
+        // Applied in `Key::ALL` order, not the file's or the keys' order.
+        let set = build(
+            RuleMask::up_to(Tier::Aggressive),
+            Some("extra-index-files = ['b.html']\nindex-files = ['a.html']"),
             &[],
         )
-        .unwrap_err();
-        assert!(e.contains("host section 1"), "{e}");
-        let e = build(RuleMask::NONE, Some("rules = 3"), &[]).unwrap_err();
-        assert!(e.contains("rules"), "{e}");
+        .unwrap();
+        assert_eq!(
+            set.global().index_files,
+            vec![b"a.html".to_vec(), b"b.html".to_vec()]
+        );
+    }
+
+    #[test]
+    fn unknown_keys_name_the_line_and_the_key() {
+        assert_eq!(
+            error("rules = []\n\nextra-tracking-param = ['x']\n"),
+            "line 3: unknown key 'extra-tracking-param' (did you mean 'extra-tracking-params'?)"
+        );
+        assert_eq!(
+            error("tracking_params = ['x']"),
+            "line 1: unknown key 'tracking_params' (did you mean 'tracking-params'?)"
+        );
+        // Nothing close: no hint.
+        assert_eq!(error("colour = 1"), "line 1: unknown key 'colour'");
+        // In a host section, named by its patterns as written.
+        assert_eq!(
+            error("[[host]]\nmatch = ['a.com', '*.a.com']\nstate-param = ['x']\n"),
+            "line 3: host section 1 (match = \"a.com\", \"*.a.com\"): \
+             unknown key 'state-param' (did you mean 'state-params'?)"
+        );
+        // In a rewrite rule, inline or as a table of a host.
+        assert_eq!(
+            error("rewrite = [{ regex = 'a', replace = 'b', flags = 'i' }]"),
+            "line 1: unknown key 'flags'"
+        );
+        assert_eq!(
+            error("[[host]]\nmatch = 'a'\n[[host.rewrite]]\nliteral = 'a'\nreplac = 'b'\n"),
+            "line 5: host section 1 (match = \"a\"): unknown key 'replac' (did you mean 'replace'?)"
+        );
+        // The first in the file, not the first in key order.
+        assert!(error("zzz = 1\naaa = 2").starts_with("line 1: unknown key 'zzz'"));
+    }
+
+    #[test]
+    fn the_only_section_is_host() {
+        assert_eq!(
+            error("[hosts]\nmatch = 'a'\n"),
+            "line 1: unknown section '[hosts]': the only section is [[host]] (did you mean [[host]]?)"
+        );
+        let e = error("[[host]]\nmatch = 'a'\n\n[[rewrite]]\nliteral = 'a'\nreplace = 'b'\n");
+        assert!(
+            e.starts_with("line 4: unknown section '[[rewrite]]'")
+                && e.contains("rewrite = ... before the first [[host]]")
+                && e.contains("[[host.rewrite]]"),
+            "{e}"
+        );
+        assert!(
+            error("[defaults]\nsort = 'a'\n").starts_with("line 1: unknown section '[defaults]'")
+        );
+        assert_eq!(
+            error("[host]\nmatch = 'a'\n"),
+            "line 1: 'host' must be [[host]] sections (one per group of hosts), not a [host] table"
+        );
+        assert!(error("host = 1").contains("not an integer"));
+    }
+
+    #[test]
+    fn values_of_the_wrong_type_name_the_line_and_key() {
+        assert_eq!(
+            error("\nrules = 3"),
+            "line 2: 'rules' must be an array of strings, not an integer"
+        );
+        assert_eq!(
+            error("rules = [\n  '+www',\n  true,\n]"),
+            "line 3: 'rules' must be an array of strings, and this item is a boolean"
+        );
+        assert_eq!(
+            error("sort-query = ['key']"),
+            "line 1: 'sort-query' must be a string, not an array"
+        );
+        assert_eq!(
+            error("defaults = { page = 1 }"),
+            "line 1: 'defaults': the default of 'page' must be a string, not an integer"
+        );
+        assert!(error("defaults = ['a']").starts_with("line 1: 'defaults' must be a table"));
+        assert!(error("rewrite = 'x'").starts_with("line 1: 'rewrite' must be an array"));
+        assert!(error("rewrite = ['x']").starts_with("line 1: a rewrite rule is a table"));
+        assert_eq!(
+            error("[[host]]\nmatch = 3\n"),
+            "line 2: host section 1: 'match' must be a host pattern or an array of them, not an integer"
+        );
+    }
+
+    #[test]
+    fn rules_regexes_and_patterns_name_the_line() {
+        let e = error("\nrules = [\"+nope\"]");
+        assert!(e.starts_with("line 2: 'rules': unknown rule 'nope'"), "{e}");
+        let e = error("rules = ['-www',\n  '+lowercase-paths']");
+        assert!(
+            e.starts_with("line 2: 'rules': unknown rule 'lowercase-paths'")
+                && e.ends_with("(did you mean 'lowercase-path'?)"),
+            "{e}"
+        );
+        assert_eq!(
+            error("trailing-slash = 'up'"),
+            "line 1: 'trailing-slash': trailing-slash=up: expected remove, add or keep"
+        );
+        let e = error("[[host]]\nmatch = 'a'\nrewrite = [\n  { regex = '(', replace = '' },\n]");
+        assert!(
+            e.starts_with("line 4: host section 1 (match = \"a\"): rewrite regex '('")
+                && !e.contains('\n'),
+            "{e}"
+        );
+        let e = error("rewrite = [{ regex = '(a)', replace = '$2' }]");
+        assert!(e.starts_with("line 1: rewrite replacement '$2'"), "{e}");
+        let e = error("rewrite = [{ regex = 'a', literal = 'b', replace = 'c' }]");
+        assert!(e.ends_with("exactly one of 'regex' and 'literal'"), "{e}");
+        let e = error("rewrite = [{ regex = 'a' }]");
+        assert!(e.ends_with("needs 'replace'"), "{e}");
+        let e = error("\nstate-params = ['']");
+        assert!(e.starts_with("line 2: 'state-params': empty"), "{e}");
+        let e = error("session-params = ['sid=hex']");
+        assert!(
+            e.starts_with("line 1: 'session-params': session parameter"),
+            "{e}"
+        );
+        // Host patterns: the line of `match`, the section by its patterns.
+        let e = error("[[host]]\nmatch = 'a.com'\n[[host]]\nmatch = ['b.com', 'a.com']\n");
+        assert_eq!(
+            e,
+            "line 4: host section 2 (match = \"b.com\", \"a.com\"): \
+             host pattern 'a.com' is in two host sections"
+        );
+        assert_eq!(
+            error("[[host]]\nmatch = []\n"),
+            "line 2: host section 1 (match = ): 'match' names no host"
+        );
+        let e = error("rules = []\n[[host]]\nrules = ['+www']\n");
+        assert!(e.contains("host section 1: no 'match' key"), "{e}");
+        // No Rust debug output anywhere.
+        assert!(!e.contains("Many(") && !e.contains("One("));
+    }
+
+    #[test]
+    fn syntax_errors_name_the_line() {
+        let e = error("rules = []\nrules = []\n");
+        assert_eq!(e, "line 2: duplicate key (at 'rules')");
+        assert!(!e.contains('\n'), "{e}");
+        let e = error("a = [\n");
+        assert!(e.starts_with("line "), "{e}");
+    }
+
+    #[test]
+    fn settings_of_rules_that_are_off_are_unused() {
+        let text = "extra-tracking-params = ['x']\nrules = ['+lowercase-path']\n\
+                    rewrite = [{ literal = 'a', replace = 'b' }]\n\
+                    [[host]]\nmatch = 'a.com'\nrules = ['+session']\nstate-params = ['back']\n\
+                    [[host]]\nmatch = 'b.com'\nkeep-position = ['page']\n";
+        let (set, unused) = build_with_unused(RuleMask::NONE, Some(text), &[]).unwrap();
+        // The file applies: what it switches on runs.
+        assert!(set.global().enabled.has(Rule::LowercasePath));
+        assert!(set.for_host(Some(b"a.com")).enabled.has(Rule::Session));
+        let named: Vec<(usize, &str, Rule)> = unused
+            .iter()
+            .map(|u| (u.line, u.key.name(), u.rule))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                (1, "extra-tracking-params", Rule::Tracking),
+                (3, "rewrite", Rule::Rewrite),
+                (10, "keep-position", Rule::SortQuery),
+            ]
+        );
+        // `--rule +tracking` switches the list's rule on.
+        let (_, unused) =
+            build_with_unused(RuleMask::NONE, Some(text), &[Edit::On(Rule::Tracking)]).unwrap();
+        assert!(!unused.iter().any(|u| u.key == Key::ExtraTrackingParams));
+        // A top-level list is used when a host section switches its rule on.
+        let text = "state-params = ['back']\n[[host]]\nmatch = 'a'\nrules = ['+session']\n";
+        let (_, unused) = build_with_unused(RuleMask::NONE, Some(text), &[]).unwrap();
+        assert_eq!(unused, []);
+        // The tiers' own rules use the lists; index files are aggressive.
+        let (_, unused) = build_with_unused(
+            RuleMask::up_to(Tier::Safe),
+            Some("state-params = ['x']\nindex-files = ['home.aspx']"),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            unused,
+            [Unused {
+                line: 2,
+                key: Key::IndexFiles,
+                rule: Rule::IndexFile
+            }]
+        );
+    }
+
+    #[test]
+    fn every_key_is_known_and_every_name_is_one_key() {
+        for k in Key::ALL {
+            assert_eq!(Key::from_name(k.name()), Some(k));
+            let text = match k {
+                Key::TrailingSlash => "trailing-slash = 'add'".to_string(),
+                Key::SortQuery => "sort-query = 'off'".to_string(),
+                Key::Defaults => "defaults = { a = 'b' }".to_string(),
+                Key::Rules => "rules = ['+www']".to_string(),
+                Key::Rewrite => "rewrite = [{ literal = 'a', replace = 'b' }]".to_string(),
+                _ => format!("{} = ['x']", k.name()),
+            };
+            build(RuleMask::NONE, Some(&text), &[]).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let host = format!("[[host]]\nmatch = 'h'\n{text}");
+            build(RuleMask::NONE, Some(&host), &[]).unwrap_or_else(|e| panic!("{host}: {e}"));
+        }
+    }
+
+    #[test]
+    fn slips_are_close_and_strangers_are_not() {
+        assert_eq!(closest("hosts", [HOST]), Some("host"));
+        assert_eq!(closest("host", [HOST]), None);
+        assert_eq!(closest("extra-tracking", ["extra-tracking-params"]), None);
+        assert_eq!(
+            closest("EXTRA_INDEX_FILE", ["extra-index-files"]),
+            Some("extra-index-files")
+        );
+        assert_eq!(distance("", "ab"), 2);
+        assert_eq!(distance("kitten", "sitting"), 3);
     }
 }

@@ -50,7 +50,13 @@ impl Rewrite {
 
     /// A regex substitution.
     pub fn regex(pattern: &str, replace: &str) -> Result<Rewrite, String> {
-        let re = Regex::new(pattern).map_err(|e| format!("rewrite regex '{pattern}': {e}"))?;
+        let re = Regex::new(pattern).map_err(|e| {
+            format!(
+                "rewrite regex '{}': {}",
+                pattern.escape_debug(),
+                regex_reason(&e)
+            )
+        })?;
         let template = parse_template(&re, replace)?;
         Ok(Rewrite {
             pattern: Pattern::Regex(re),
@@ -114,9 +120,24 @@ impl Rewrite {
     }
 }
 
+/// A regex error on one line: the `regex` crate's syntax errors are several
+/// lines (the pattern, a caret under the place, then `error: why`), which a
+/// message that starts with the rules file's line cannot carry.
+fn regex_reason(e: &regex::Error) -> String {
+    let text = e.to_string();
+    let why = text
+        .lines()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("error: "))
+        .unwrap_or(text.trim());
+    why.replace('\n', " ")
+}
+
 /// Parses `$1`, `${1}`, `${name}` and `$$` in a replacement.
 fn parse_template(re: &Regex, replace: &str) -> Result<Vec<Piece>, String> {
     let s = replace.as_bytes();
+    // For messages, on one line.
+    let shown = replace.escape_debug();
     let mut pieces = Vec::new();
     let mut text = Vec::new();
     let mut i = 0;
@@ -136,7 +157,7 @@ fn parse_template(re: &Regex, replace: &str) -> Result<Vec<Piece>, String> {
                 let close = s[i + 2..]
                     .iter()
                     .position(|&b| b == b'}')
-                    .ok_or_else(|| format!("rewrite replacement '{replace}': unclosed '${{'"))?;
+                    .ok_or_else(|| format!("rewrite replacement '{shown}': unclosed '${{'"))?;
                 (&replace[i + 2..i + 2 + close], i + 3 + close)
             }
             Some(b) if b.is_ascii_digit() => {
@@ -145,8 +166,8 @@ fn parse_template(re: &Regex, replace: &str) -> Result<Vec<Piece>, String> {
             }
             _ => {
                 return Err(format!(
-                    "rewrite replacement '{replace}': '$' must be followed by a group, '{{name}}' or '$'"
-                ))
+                "rewrite replacement '{shown}': '$' must be followed by a group, '{{name}}' or '$'"
+            ))
             }
         };
         let group = match name.parse::<usize>() {
@@ -154,11 +175,11 @@ fn parse_template(re: &Regex, replace: &str) -> Result<Vec<Piece>, String> {
             Err(_) => re
                 .capture_names()
                 .position(|n| n == Some(name))
-                .ok_or_else(|| format!("rewrite replacement '{replace}': no group '{name}'"))?,
+                .ok_or_else(|| format!("rewrite replacement '{shown}': no group '{name}'"))?,
         };
         if group >= re.captures_len() {
             return Err(format!(
-                "rewrite replacement '{replace}': group {group} does not exist (the regex has {})",
+                "rewrite replacement '{shown}': group {group} does not exist (the regex has {})",
                 re.captures_len() - 1
             ));
         }
@@ -213,7 +234,8 @@ mod tests {
         assert!(Rewrite::regex("(a)", "${x}").is_err());
         assert!(Rewrite::regex("(a)", "${1").is_err());
         assert!(Rewrite::regex("(a)", "$").is_err());
-        assert!(Rewrite::regex("(", "x").is_err());
+        let e = Rewrite::regex("(", "x").unwrap_err();
+        assert_eq!(e, "rewrite regex '(': unclosed group");
         assert!(Rewrite::literal("", "x").is_err());
     }
 }
