@@ -6,7 +6,7 @@
 #
 # Measured (each minus a run that does only the harness's or process's fixed
 # work, divided by the number of lines):
-#   whatwg/FILE, aggressive/FILE  the library's profile over one url-dataset
+#   whatwg/FILE, safe/FILE, aggressive/FILE  the library's profile over one url-dataset
 #       list, with examples/peers.rs (mode `none` subtracted, as in
 #       benches/instructions.sh);
 #   pipeline/plain-whatwg  the whole process:
@@ -19,7 +19,7 @@
 #       examples/gen_access_log.rs (its fixed seed: the same bytes every
 #       time; 38,118 lines).
 # All four lists (kasztp, node_files, userbait, isaacs_files; 6 MB) are used:
-# the whole measurement (15 callgrind runs) takes 8-10 s on a 2-core AMD EPYC
+# the whole measurement (19 callgrind runs) takes 8-10 s on a 2-core AMD EPYC
 # even with the machine busy (load average 10), so there is no need to sample
 # them.
 #
@@ -104,7 +104,7 @@ for f in "${files[@]}"; do
     base="$(refs "$peers" "$file" none)"
     # peers says how many lines it used (non-UTF-8 and empty ones left out).
     urls="$(sed -n 's/^\([0-9]*\) lines.*/\1/p' "$tmp/stderr")"
-    for profile in whatwg aggressive; do
+    for profile in whatwg safe aggressive; do
         # Assigned first: set -e does not see a failure inside an argument.
         total="$(refs "$peers" "$file" "$profile")"
         per_line "$profile/$f" "$total" "$base" "$urls"
@@ -130,6 +130,10 @@ empty="$(refs "${cmd[@]}" "$tmp/empty.txt")"
 total="$(refs "${cmd[@]}" "$log")"
 per_line pipeline/combined "$total" "$empty" "$(wc -l <"$log")" >>"$measured"
 echo "guard.sh: measured in $((SECONDS - started)) s (callgrind, $(wc -l <"$mix") lines in all)"
+# The dedup profiles' cost beside whatwg's, per list (information, not a check).
+awk '{ split($1, p, "/"); v[p[1], p[2]] = $2; if (p[1] == "whatwg") f[++n] = p[2] }
+     END { for (i = 1; i <= n; i++) printf "guard.sh: %-13s safe/whatwg %.2fx  aggressive/whatwg %.2fx\n",
+               f[i], v["safe", f[i]] / v["whatwg", f[i]], v["aggressive", f[i]] / v["whatwg", f[i]] }' "$measured"
 
 if [ "$update" = 1 ]; then
     {

@@ -89,7 +89,7 @@
 //! assert_eq!(out, b"https://www.example.com/shop/index.html?b=2&a=1");
 //! out.clear();
 //! Canonicalizer::new(Profile::Aggressive).canonicalize_into(url, &mut out).unwrap();
-//! assert_eq!(out, b"https://example.com/shop?a=1&b=2");
+//! assert_eq!(out, b"https://example.com/shop/?a=1&b=2");
 //!
 //! // A rules file: keep `www.` everywhere, and on one host also drop `ref`.
 //! let rules_file = r#"
@@ -125,14 +125,14 @@
 //! Canonicalizer::new(Profile::Rfc3986).canonicalize_into(input, &mut url).unwrap();
 //! let dedup = Canonicalizer::new(Profile::Aggressive).canonicalize_into(input, &mut key).unwrap();
 //! assert_eq!(url, b"http://www.example.com/a/?utm_medium=mail&id=7");
-//! assert_eq!(key, b"http://example.com/a?id=7");
+//! assert_eq!(key, b"http://example.com/a/?id=7");
 //! // Equal keys, equal fingerprints: a join key for Spark.
-//! assert_eq!(pipeline::key(&key), pipeline::key(b"http://example.com/a?id=7"));
+//! assert_eq!(pipeline::key(&key), pipeline::key(b"http://example.com/a/?id=7"));
 //! assert_ne!(pipeline::key(&key), pipeline::key(&url));
 //!
 //! let mut cdx = Vec::new();
 //! surt(&key, &dedup.parts, SurtForm::Cdx, &mut cdx);
-//! assert_eq!(cdx, b"com,example)/a?id=7");
+//! assert_eq!(cdx, b"com,example)/a/?id=7");
 //! ```
 //!
 //! ## Bytes that are not UTF-8

@@ -884,19 +884,34 @@ fn base(arg: &OsString) -> Result<Base, String> {
 /// `--list-rules`: every rule, its tier and what it does; then which
 /// profile runs which tiers.
 fn rules_table() -> String {
-    let mut t = String::from("RULE                 TIER        EFFECT\n");
+    let mut t = format!("{:<18} {:<11} {:<21} EFFECT\n", "RULE", "TIER", "SETTING");
     for r in Rule::ALL {
+        let d = r.definition();
         t.push_str(&format!(
-            "{:<20} {:<11} {}\n",
-            r.name(),
-            r.tier().name(),
-            r.effect()
+            "{:<18} {:<11} {:<21} {}\n",
+            d.name,
+            d.tier.name(),
+            d.setting.unwrap_or("-"),
+            d.effect
         ));
+    }
+    t.push_str(
+        "\nEXAMPLES (each rule alone, on top of rfc3986; a rules file where one is needed)\n",
+    );
+    for r in Rule::ALL {
+        let d = r.definition();
+        t.push_str(&format!(
+            "  {:<18} {} -> {}\n",
+            d.name, d.example.0, d.example.1
+        ));
+        if !d.config.is_empty() {
+            t.push_str(&format!("  {:<18} rules file: {}\n", "", d.config));
+        }
     }
     t.push_str(
         "\nProfiles: whatwg and rfc3986 run no rule; safe runs the safe tier; aggressive runs\n\
          the safe and aggressive tiers. Opt-in rules run only when switched on\n\
-         (--rule +name, or a rules file).\n",
+         (--rule +name, or a rules file). A setting is chosen with --rule name=value.\n",
     );
     t
 }

@@ -53,7 +53,9 @@ fn profiles_go_from_faithful_to_aggressive() {
         run("safe"),
         ["http://www.example.com/a//b/index.html?b=2&a=1"]
     );
-    assert_eq!(run("aggressive"), ["http://example.com/a/b?a=1&b=2"]);
+    // index-file leaves `/a//b/`, duplicate-slashes `/a/b/`: the directory
+    // keeps its slash (trailing-slash=add, the default).
+    assert_eq!(run("aggressive"), ["http://example.com/a/b/?a=1&b=2"]);
 }
 
 #[test]
@@ -64,10 +66,10 @@ fn rule_edits_switch_rules_and_policies() {
             MESSY.as_bytes(),
         ))
     };
-    assert_eq!(run("-www"), ["http://www.example.com/a/b?a=1&b=2"]);
+    assert_eq!(run("-www"), ["http://www.example.com/a/b/?a=1&b=2"]);
     assert_eq!(
-        run("-www,-sort-query,trailing-slash=add"),
-        ["http://www.example.com/a/b/?b=2&a=1"]
+        run("-www,-sort-query,trailing-slash=remove"),
+        ["http://www.example.com/a/b?b=2&a=1"]
     );
     assert_eq!(
         run("-index-file"),
@@ -100,7 +102,7 @@ state-params = ["back"]
 match = ["shop.example", "*.shop.example"]
 rules = ["+lowercase-path", "-sort-query"]
 defaults = { sort = "ascending" }
-rewrite = [{ regex = '/story\?id=(\d+)', replace = '/story_$1' }]
+rewrite = [{ regex = '/story\?id=(\d+)&?', replace = '/story_$1?' }]
 "#,
     );
     let input = "http://a.shop.example/Story?id=12&back=/x&sort=ascending&z=1\n\
@@ -122,11 +124,13 @@ rewrite = [{ regex = '/story\?id=(\d+)', replace = '/story_$1' }]
         out,
         [
             // lower-cased, state and default parameter gone, rewritten.
-            "http://a.shop.example/story_12&z=1\tsession,lowercase-path,default-params,rewrite",
+            // The directory gets its slash after the rewrite
+            // (trailing-slash=add, the default).
+            "http://a.shop.example/story_12/?z=1\tsession,trailing-slash,lowercase-path,default-params,rewrite",
             // `www.shop.example` matches `*.shop.example`, and www goes.
-            "http://shop.example/b?z=1&a=2\twww,lowercase-path",
+            "http://shop.example/b/?z=1&a=2\twww,trailing-slash,lowercase-path",
             // Other hosts: the top level (state parameter) and the tier.
-            "http://other.example/Story?a=2&z=1\tsort-query,session",
+            "http://other.example/Story/?a=2&z=1\tsort-query,session,trailing-slash",
         ]
     );
     // A broken rules file is a usage error naming the file and the problem.
@@ -293,8 +297,9 @@ fn rules_file_with_a_profile_that_runs_no_rules() {
                 && err.contains("--profile safe"),
             "{err}"
         );
-        // Switched on, they apply, and there is nothing to warn about (the
-        // `?` stays: empty-query is off too).
+        // Switched on, they apply, and there is nothing to warn about;
+        // tracking removed the last parameter, so the `?` goes with it
+        // (empty-query is off).
         let (code, out, err) = with_rules_file(
             "mixed.toml",
             MIXED_FILE.as_bytes(),
@@ -303,7 +308,7 @@ fn rules_file_with_a_profile_that_runs_no_rules() {
         );
         assert_eq!(
             (code, out.as_str(), err.as_str()),
-            (0, "http://x.com/new/?\n", "")
+            (0, "http://x.com/new/\n", "")
         );
     }
     // A profile that runs them: no warning.
@@ -341,7 +346,7 @@ fn rules_file_with_a_profile_that_runs_no_rules() {
 fn dedup_key_beside_the_url() {
     let o = canonurl(&["-f", "plain", "--dedup-key", "--key"], MESSY.as_bytes());
     let url = "http://www.example.com/a//b/index.html?utm_source=x&b=2&a=1&id=#frag";
-    let dedup = "http://example.com/a/b?a=1&b=2";
+    let dedup = "http://example.com/a/b/?a=1&b=2";
     assert_eq!(
         lines(&o),
         [format!("{url}\t{}\t{dedup}\t{}", key(url), key(dedup))]
@@ -387,8 +392,8 @@ fn explain_names_the_rules_that_fired() {
     assert_eq!(
         lines(&o),
         [
-            "http://example.com/a\t-",
-            "http://example.com/a\tfragment,trailing-slash"
+            "http://example.com/a/\ttrailing-slash",
+            "http://example.com/a/\tfragment"
         ]
     );
     let o = canonurl(
@@ -404,10 +409,7 @@ fn explain_names_the_rules_that_fired() {
         input.as_bytes(),
     );
     let second: serde_json::Value = serde_json::from_str(&lines(&o)[1]).unwrap();
-    assert_eq!(
-        second["rules"],
-        serde_json::json!(["fragment", "trailing-slash"])
-    );
+    assert_eq!(second["rules"], serde_json::json!(["fragment"]));
 }
 
 #[test]
@@ -441,7 +443,7 @@ fn explain_with_unique_or_count_is_a_usage_error() {
     assert_eq!(lines(&o).len(), 1);
     assert!(
         lines(&o)[0].ends_with(
-            "\tfragment,empty-query,index-file,www,sort-query,tracking,duplicate-slashes,trailing-slash"
+            "\tfragment,empty-query,index-file,www,sort-query,tracking,duplicate-slashes"
         ),
         "{:?}",
         lines(&o)
@@ -450,7 +452,7 @@ fn explain_with_unique_or_count_is_a_usage_error() {
 
 #[test]
 fn stats_count_changes_and_merges_per_rule() {
-    let input = "http://www.a.com/x\nhttp://a.com/x/\nhttp://a.com/x#f\nhttp://a.com/x#f\nhttp://b.com/y?utm_id=1\n";
+    let input = "http://www.a.com/x/\nhttp://a.com/x\nhttp://a.com/x/#f\nhttp://a.com/x/#f\nhttp://b.com/y/?utm_id=1\n";
     let json = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-rules-stats.json");
     let o = canonurl(
         &[
@@ -464,7 +466,7 @@ fn stats_count_changes_and_merges_per_rule() {
         ],
         input.as_bytes(),
     );
-    assert_eq!(lines(&o), ["http://a.com/x", "http://b.com/y"]);
+    assert_eq!(lines(&o), ["http://a.com/x/", "http://b.com/y/"]);
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let r = &v["rules"];
@@ -473,9 +475,9 @@ fn stats_count_changes_and_merges_per_rule() {
     assert_eq!(r["by_rule"]["www"]["changed"], 1);
     assert_eq!(r["by_rule"]["fragment"]["changed"], 2);
     assert_eq!(r["by_rule"]["tracking"]["changed"], 1);
-    // Merged: `a.com/x/` (trailing-slash) and `a.com/x#f` (fragment) joined
-    // `a.com/x`, first written for `www.a.com/x`; the second `#f` is no new
-    // distinct URL.
+    // Merged: `a.com/x` (trailing-slash) and `a.com/x/#f` (fragment) joined
+    // `a.com/x/`, first written for `www.a.com/x/`; the second `#f` is no
+    // new distinct URL.
     assert_eq!(r["by_rule"]["trailing-slash"]["merged"], 1);
     assert_eq!(r["by_rule"]["fragment"]["merged"], 1);
     assert_eq!(r["by_rule"]["www"]["merged"], 0);
@@ -501,7 +503,7 @@ fn surt_forms() {
         &["-f", "plain", "--surt", "--profile", "aggressive"],
         input.as_bytes(),
     );
-    assert_eq!(lines(&o), ["org,archive)/goo?a=2&b=1"]);
+    assert_eq!(lines(&o), ["org,archive)/goo/?a=2&b=1"]);
     let o = canonurl(&["-f", "plain", "--surt=classic"], input.as_bytes());
     assert_eq!(lines(&o), ["http://(org,archive,www,)/goo/?b=1&a=2"]);
 }
@@ -516,6 +518,12 @@ fn list_rules_lists_every_rule() {
             .find(|l| l.split_whitespace().next() == Some(r.name()))
             .unwrap_or_else(|| panic!("{} not listed:\n{text}", r.name()));
         assert!(line.contains(r.tier().name()), "{line}");
+        let d = r.definition();
+        if let Some(setting) = d.setting {
+            assert!(line.contains(setting), "{line}");
+        }
+        let example = format!("{} -> {}", d.example.0, d.example.1);
+        assert!(text.contains(&example), "{example} not listed:\n{text}");
     }
 }
 
@@ -524,7 +532,7 @@ fn logs_get_the_rules_with_their_hosts() {
     // A combined log line with no host: path-only, still deduplicated.
     let log = "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /a/index.php?PHPSESSID=x&b=1&utm_medium=m HTTP/1.1\" 200 1 \"-\" \"ua\"\n";
     let o = canonurl(&["--profile", "aggressive"], log.as_bytes());
-    assert_eq!(lines(&o), ["/a?b=1"]);
+    assert_eq!(lines(&o), ["/a/?b=1"]);
     let o = canonurl(
         &[
             "--profile",
@@ -534,5 +542,34 @@ fn logs_get_the_rules_with_their_hosts() {
         ],
         log.as_bytes(),
     );
-    assert_eq!(lines(&o), ["https://example.com/a?b=1"]);
+    assert_eq!(lines(&o), ["https://example.com/a/?b=1"]);
+}
+
+/// The README's rule table is `Rule::markdown_table()`, so the table the
+/// rules are defined in is the only place to change a rule's description.
+/// With `CANONURL_BLESS=1` the test writes the table into the README.
+#[test]
+fn readme_rule_table_is_generated_from_the_rule_table() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let begin = readme
+        .find("<!-- rules:begin")
+        .expect("README has <!-- rules:begin");
+    let body = begin + readme[begin..].find("-->\n").expect("marker closes") + 4;
+    let end = readme
+        .find("<!-- rules:end -->")
+        .expect("README has <!-- rules:end -->");
+    let table = canonurl::canon::rules::Rule::markdown_table();
+    if readme[body..end] == table {
+        return;
+    }
+    if std::env::var_os("CANONURL_BLESS").is_some() {
+        let new = format!("{}{}{}", &readme[..body], table, &readme[end..]);
+        std::fs::write(&path, new).unwrap();
+        return;
+    }
+    panic!(
+        "README.md's rule table differs from Rule::markdown_table(); \
+         rerun with CANONURL_BLESS=1 to write it. Expected:\n{table}"
+    );
 }

@@ -15,7 +15,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use canonurl::canon::rules::{file, Edit, Rule, SortQuery};
+use canonurl::canon::rules::{file, Edit, Rule, SortQuery, TrailingSlash};
 use canonurl::canon::surt::{surt, SurtForm};
 use canonurl::{Canonicalizer, Profile};
 
@@ -73,8 +73,10 @@ enum Run {
 
 /// urlcanon's aggressive canonicalizer in canonurl's rules: `aggressive`
 /// plus the two opt-in rules it has (lower-case path, one scheme), sorting
-/// by key then value, and no index-file rule (urlcanon has none).
+/// by key then value, removing a trailing slash (canonurl adds one by
+/// default), and no index-file rule (urlcanon has none).
 const IA: &[Edit] = &[
+    Edit::TrailingSlash(TrailingSlash::Remove),
     Edit::On(Rule::HttpsAsHttp),
     Edit::On(Rule::LowercasePath),
     Edit::Off(Rule::IndexFile),
@@ -82,6 +84,7 @@ const IA: &[Edit] = &[
 ];
 /// The Wayback ("IA") canonicalizer: the same, keeping the scheme.
 const IA_KEEP_SCHEME: &[Edit] = &[
+    Edit::TrailingSlash(TrailingSlash::Remove),
     Edit::On(Rule::LowercasePath),
     Edit::Off(Rule::IndexFile),
     Edit::Sort(SortQuery::KeyValue),

@@ -319,6 +319,20 @@ impl Rule {
         )
     }
 
+    /// The README's rule table (Markdown): a header and one
+    /// [`markdown_row`](Rule::markdown_row) per rule, in table order.
+    pub fn markdown_table() -> String {
+        let mut t = String::from(
+            "| # | rule | tier | what it does | setting (default first) | example, the rule alone on `rfc3986` |\n\
+             |---|---|---|---|---|---|\n",
+        );
+        for r in Rule::ALL {
+            t.push_str(&r.markdown_row());
+            t.push('\n');
+        }
+        t
+    }
+
     fn bit(self) -> u32 {
         1 << self as u8
     }
