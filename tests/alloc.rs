@@ -25,16 +25,38 @@ fn may_need_idna(line: &[u8]) -> bool {
 }
 
 /// Rules that fire often on kasztp.txt: a regex rewrite with groups, a
-/// literal one, state and default parameters, for every host and per host.
+/// literal one, a whole-URL one with an id, state, default, kept and
+/// dropped parameters, for every host, per host and per path prefix, and
+/// host aliases (to a host, and to a host and path prefix).
 const RULES_FILE: &str = r#"
 state-params = ["ref"]
 defaults = { page = "1" }
-rewrite = [{ regex = '/(\d+)/', replace = '/n$1/' }, { literal = "/en/", replace = "/" }]
+drop-params = ["lang", "s*"]
+rewrite = [
+  { regex = '/(\d+)/', replace = '/n$1/' },
+  { literal = "/en/", replace = "/" },
+  { regex = '^(https?)://news\.cnet\.com/', replace = '$1://cnet.com/news/', scope = "url", id = "cnet" },
+]
+host-aliases = [
+  ["tools.ietf.org", "ietf.org/tools/"],
+  ["members.tripod.com/", "tripod.com/members/"],
+  ["www.angelfire.com", "angelfire.example"],
+]
+
+[[path]]
+prefix = "/hub"
+keep-params = ["id", "p*"]
 
 [[host]]
 match = ["*.com", "*.org"]
 keep-position = ["id", "q"]
 rewrite = [{ regex = '(?i)\.html?$', replace = '' }]
+
+[[host.path]]
+prefix = "/wiki/"
+keep-params = ["title", "oldid"]
+defaults = { action = "view" }
+drop-params = ["printable"]
 "#;
 
 #[test]
@@ -44,11 +66,20 @@ fn no_allocation_per_url_once_warm() {
     };
     // Everything is read into memory before counting starts.
     let all = read_lines(&data.join("url-dataset/kasztp.txt"));
-    let lines: Vec<&[u8]> = all
+    let mut lines: Vec<&[u8]> = all
         .iter()
         .map(Vec::as_slice)
         .filter(|l| !may_need_idna(l))
         .collect();
+    // kasztp.txt is all `https`: every tenth line again as `http`, for
+    // `http-as-https`.
+    let http: Vec<Vec<u8>> = lines
+        .iter()
+        .step_by(10)
+        .filter_map(|l| l.strip_prefix(b"https://"))
+        .map(|rest| [&b"http://"[..], rest].concat())
+        .collect();
+    lines.extend(http.iter().map(Vec::as_slice));
     println!(
         "alloc: {} of {} kasztp lines used ({} skipped: host may need IDNA)",
         lines.len(),
@@ -66,6 +97,13 @@ fn no_allocation_per_url_once_warm() {
         &Edit::parse_list("+lowercase-path,+https-as-http,sort-query=key-value").unwrap(),
     )
     .unwrap();
+    // The same with http-as-https (which excludes https-as-http).
+    let https = file::build(
+        Profile::Aggressive.rule_mask(),
+        Some(RULES_FILE),
+        &Edit::parse_list("+http-as-https").unwrap(),
+    )
+    .unwrap();
     let mut canonicalizers: Vec<(String, Canonicalizer)> = Profile::ALL
         .iter()
         .map(|p| (p.name().to_string(), Canonicalizer::new(*p)))
@@ -74,29 +112,43 @@ fn no_allocation_per_url_once_warm() {
         "aggressive+rules file".into(),
         Canonicalizer::new(Profile::Aggressive).with_rules(Arc::new(rules)),
     ));
+    canonicalizers.push((
+        "aggressive+http-as-https+rules file".into(),
+        Canonicalizer::new(Profile::Aggressive).with_rules(Arc::new(https)),
+    ));
     for (name, mut c) in canonicalizers {
         let mut out = Vec::new();
         let mut accepted = 0usize;
-        // URLs on which some rule fired, and on which a rewrite fired.
-        let mut fired = [0usize; 2];
-        let mut pass = |accepted: &mut usize, fired: &mut [usize; 2]| {
+        // URLs on which some rule fired, on which a rewrite fired, and on
+        // which each rule of the rules file's new keys fired.
+        let scoped = [
+            Rule::KeepParams,
+            Rule::DropParams,
+            Rule::HostAlias,
+            Rule::HttpAsHttps,
+        ];
+        let mut fired = [0usize; 6];
+        let mut pass = |accepted: &mut usize, fired: &mut [usize; 6]| {
             for line in &lines {
                 out.clear();
                 if let Ok(r) = c.canonicalize_into(line, &mut out) {
                     *accepted += 1;
                     fired[0] += usize::from(!r.fired.is_empty());
                     fired[1] += usize::from(r.fired.has(Rule::Rewrite));
+                    for (n, rule) in fired[2..].iter_mut().zip(scoped) {
+                        *n += usize::from(r.fired.has(rule));
+                    }
                 }
             }
         };
         pass(&mut accepted, &mut fired); // warm-up: buffers grow to the largest URL
         let warm_accepted = accepted;
         accepted = 0;
-        fired = [0; 2];
+        fired = [0; 6];
         let allocations = count_allocations(|| pass(&mut accepted, &mut fired));
         println!(
-            "alloc ({name}): {allocations} allocation(s) in the second pass over {} lines ({accepted} accepted, rules fired on {}, rewrites on {})",
-            lines.len(), fired[0], fired[1]
+            "alloc ({name}): {allocations} allocation(s) in the second pass over {} lines ({accepted} accepted, rules fired on {}, rewrites on {}, keep-params/drop-params/host-alias/http-as-https on {:?})",
+            lines.len(), fired[0], fired[1], &fired[2..]
         );
         if name.starts_with("aggressive") || name == "safe" {
             assert!(
@@ -111,6 +163,14 @@ fn no_allocation_per_url_once_warm() {
                 "{name}: rewrites fired on only {} URLs",
                 fired[1]
             );
+            // Every new key is exercised (http-as-https in its run).
+            for (n, rule) in fired[2..].iter().zip(scoped) {
+                let expected = rule != Rule::HttpAsHttps || name.contains("http-as-https");
+                assert!(
+                    !expected || *n > 10,
+                    "{name}: {rule} fired on only {n} URLs"
+                );
+            }
         }
         assert_eq!(accepted, warm_accepted, "the two passes disagree");
         // Without accepted URLs the check would be vacuous.

@@ -26,11 +26,14 @@ use canonurl::canon::rules::{file, Edit, Rule, RuleMask};
 use canonurl::{Canonical, Canonicalizer, Parts, Profile, Reject, ABSENT};
 use common::{read_lines, shared_data_or_skip, show, wpt_inputs_with_bases};
 
-/// The opt-in rules, on top of `aggressive`: every rule on.
+/// The opt-in rules, on top of `aggressive`: every rule on but
+/// `http-as-https`, which excludes `https-as-http` (its table cases and an
+/// idempotence configuration switch it on instead).
 const OPT_IN: &str = "+lowercase-path,+https-as-http";
 
-/// The rules file of the table: a state parameter, a default value, and two
-/// rewrites (a regex and a literal).
+/// The rules file of the table: a state parameter, a default value, two
+/// rewrites (a regex and a literal), host aliases, and a host with an
+/// allow-list and a deny-list of parameters.
 const TABLE_FILE: &str = r#"
 state-params = ["back"]
 defaults = { sort = "ascending" }
@@ -38,6 +41,15 @@ rewrite = [
   { regex = '^/story/?\?id=(\d+)$', replace = '/story.php?id=$1' },
   { literal = "/old-shop/", replace = "/shop/" },
 ]
+host-aliases = [
+  ["203.0.113.7", "example.com"],
+  ["shuchao.cnblogs.com/", "www.cnblogs.com/shuchao/"],
+]
+
+[[host]]
+match = "keep.test"
+keep-params = ["id", "p*"]
+drop-params = ["page_size"]
 "#;
 
 /// The rules file of the generated tests. Its rewrite gives a URL that no
@@ -52,6 +64,16 @@ defaults = { sort = "ascending", q = "a%20b" }
 rewrite = [
   { regex = '^/story/?\?id=(\d+)$', replace = '/story.php?id=$1' },
 ]
+host-aliases = [["1.2.3.4", "ip.example.org"], ["a.b.example.org/a/", "example.org/ab/"]]
+
+[[host]]
+match = ["example.co.uk", "*.example.co.uk"]
+keep-params = ["id", "q", "page", "sort", "A", "a*"]
+drop-params = ["a"]
+
+[[host.path]]
+prefix = "/seg/"
+keep-params = ["b"]
 "#;
 
 /// [`GENERATED_FILE`] without the rewrite, for the escape census (a rewrite
@@ -541,6 +563,71 @@ const CASES: &[Case] = &[
     fires(Rule::HttpsAsHttp, "https://h:80/", "http://h/"),
     fires(Rule::HttpsAsHttp, "https://h:8080/", "http://h:8080/"),
     keeps(Rule::HttpsAsHttp, "http://h:443/", "http://h:443/"),
+    // http-as-https: the other way; switching it on switches https-as-http
+    // off.
+    with(
+        "+http-as-https",
+        fires(
+            Rule::HttpAsHttps,
+            "http://example.com/",
+            "https://example.com/",
+        ),
+    ),
+    with(
+        "+http-as-https",
+        fires(Rule::HttpAsHttps, "http://h:443/", "https://h/"),
+    ),
+    with(
+        "+http-as-https",
+        fires(Rule::HttpAsHttps, "http://h:8080/", "https://h:8080/"),
+    ),
+    with(
+        "+http-as-https",
+        keeps(Rule::HttpAsHttps, "https://h:80/", "https://h:80/"),
+    ),
+    // keep-params: only the parameters the host's allow-list names.
+    fires(
+        Rule::KeepParams,
+        "http://keep.test/a?id=1&ref=x&page=2",
+        "http://keep.test/a?id=1&page=2",
+    ),
+    keeps(
+        Rule::KeepParams,
+        "http://keep.test/a?id=1&page=2",
+        "http://keep.test/a?id=1&page=2",
+    ),
+    keeps(
+        Rule::KeepParams,
+        "http://other.test/a?id=1&ref=x",
+        "http://other.test/a?id=1&ref=x",
+    ),
+    // drop-params: the host's deny-list, even where the allow-list allows.
+    fires(
+        Rule::DropParams,
+        "http://keep.test/a?id=1&page_size=20",
+        "http://keep.test/a?id=1",
+    ),
+    keeps(
+        Rule::DropParams,
+        "http://other.test/a?page_size=20",
+        "http://other.test/a?page_size=20",
+    ),
+    // host-alias: before the other rules (www removes the target's www.).
+    fires(
+        Rule::HostAlias,
+        "http://203.0.113.7/a",
+        "http://example.com/a",
+    ),
+    fires(
+        Rule::HostAlias,
+        "http://shuchao.cnblogs.com/x",
+        "http://cnblogs.com/shuchao/x",
+    ),
+    keeps(
+        Rule::HostAlias,
+        "http://cnblogs.com/x",
+        "http://cnblogs.com/x",
+    ),
     // userinfo.
     fires(
         Rule::Userinfo,
@@ -1385,6 +1472,10 @@ fn idempotence_configs() -> Vec<(String, Canonicalizer)> {
     configs.push((
         "aggressive,keep-position=[page]".to_string(),
         with_rules(Profile::Aggressive, Some("keep-position = [\"page\"]"), ""),
+    ));
+    configs.push((
+        "aggressive,+http-as-https,rules file".to_string(),
+        with_rules(Profile::Aggressive, Some(GENERATED_FILE), "+http-as-https"),
     ));
     configs
 }

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use canonurl::canon::rules::{Edit, Rule, RuleSet, SortQuery, TrailingSlash};
+use canonurl::canon::rules::{file, Edit, Rule, RuleSet, SortQuery, TrailingSlash};
 use canonurl::{Canonicalizer, Profile};
 use libfuzzer_sys::fuzz_target;
 
@@ -23,11 +23,53 @@ fn every_rule() -> Canonicalizer {
     Canonicalizer::new(Profile::Aggressive).with_rules(Arc::new(rules))
 }
 
+/// A rules file with every scoped key: host aliases (to a host, to a host
+/// and path prefix), kept and dropped parameters and defaults per host and
+/// per path prefix, and rewrites of the path and of the whole URL. The
+/// rewrites give URLs they do not match again (a rewrite that does is the
+/// user's loop, not canonurl's).
+const SCOPED: &str = r#"
+host-aliases = [
+  ["1.2.3.4", "example.com"],
+  ["a.example.org/x/", "example.net/y/"],
+  ["www.b.example", "c.example"],
+]
+drop-params = ["view", "l*"]
+rewrite = [
+  { regex = '^(https?)://m\.example\.com/', replace = '$1://example.com/', scope = "url", id = "m" },
+  { regex = '^/story\?id=(\d+)$', replace = '/story.php?id=$1', id = "story" },
+]
+
+[[path]]
+prefix = "/p/"
+keep-params = ["id", "p*"]
+
+[[host]]
+match = ["example.com", "*.example.net"]
+keep-params = ["id", "q", "page"]
+
+[[host.path]]
+prefix = "/s/"
+defaults = { q = "1" }
+drop-params = ["*x"]
+"#;
+
+/// `aggressive` with [`SCOPED`] and `http-as-https`.
+fn scoped() -> Canonicalizer {
+    let edits = [Edit::On(Rule::HttpAsHttps)];
+    let rules = file::build(Profile::Aggressive.rule_mask(), Some(SCOPED), &edits)
+        .expect("valid rules file");
+    Canonicalizer::new(Profile::Aggressive).with_rules(Arc::new(rules))
+}
+
 fuzz_target!(|data: &[u8]| {
     let configs = Profile::ALL
         .map(|p| (p.name(), Canonicalizer::new(p)))
         .into_iter()
-        .chain([("aggressive+every rule", every_rule())]);
+        .chain([
+            ("aggressive+every rule", every_rule()),
+            ("aggressive+scoped rules file", scoped()),
+        ]);
     for (name, mut c) in configs {
         for target in [false, true] {
             if target && data.first() != Some(&b'/') {

@@ -126,8 +126,10 @@ fn canonicalizer(selector: u8, input: &[u8]) {
     }
 }
 
-/// Every opt-in rule, per-host sections and rewrites that can make the URL
-/// invalid (`invalid-rewrite`).
+/// Every opt-in rule, per-host and per-path sections, host aliases (to a
+/// host, and to a host and path prefix), kept and dropped parameters, and
+/// rewrites (of the path and of the whole URL, with ids) that can make the
+/// URL invalid (`invalid-rewrite`).
 static RULES: std::sync::LazyLock<Arc<canonurl::canon::rules::RuleSet>> =
     std::sync::LazyLock::new(|| {
         let edits = canonurl::canon::rules::Edit::parse_list(
@@ -138,12 +140,35 @@ static RULES: std::sync::LazyLock<Arc<canonurl::canon::rules::RuleSet>> =
 state-params = ["back", "s*"]
 keep-position = ["page"]
 defaults = { sort = "asc" }
-rewrite = [{ regex = '/(\d+)', replace = '/n$1' }, { literal = "a", replace = "%zz[" }]
+drop-params = ["view", "l*"]
+rewrite = [
+  { regex = '/(\d+)', replace = '/n$1', id = "n" },
+  { literal = "a", replace = "%zz[" },
+  { regex = '^(\w+)://([^/]*)q', replace = '$1://$2@[', scope = "url", id = "url" },
+]
+host-aliases = [
+  ["1.2.3.4", "example.com"],
+  ["a.example.org/x/", "example.net/y/"],
+  ["b.c", "[::1]"],
+]
+
+[[path]]
+prefix = "/p/"
+keep-params = ["id", "p*"]
 
 [[host]]
 match = ["*.com", "example.org"]
-rules = ["-www"]
+rules = ["-www", "+http-as-https"]
 rewrite = [{ regex = '(?i)x(.)', replace = ' $1#?' }]
+
+[[host.path]]
+prefix = "/"
+defaults = { a = "1" }
+drop-params = ["*b"]
+
+[[host.path]]
+prefix = "/p/q/"
+keep-params = []
 "#;
         Arc::new(
             canonurl::canon::rules::file::build(

@@ -223,6 +223,17 @@ impl Canonicalizer {
         self.rule_scratch.keep_before = keep;
     }
 
+    /// The rewrite rules that changed the last URL, in the order they ran,
+    /// by number ([`RuleSet::rewrite_id`] gives a rule's `id`): empty
+    /// unless the last call succeeded with `rewrite` in `fired`.
+    pub fn fired_rewrites(&self) -> &[u32] {
+        if self.fired_last {
+            self.rule_scratch.fired_rewrites()
+        } else {
+            &[]
+        }
+    }
+
     /// The last canonical URL as it was before the dedup rules changed it:
     /// `Some` only when [`set_keep_before_rules`](Self::set_keep_before_rules)
     /// is on and the last call succeeded with `fired` not empty (when no rule
@@ -426,25 +437,50 @@ impl Canonicalizer {
         start: usize,
         mut canonical: Canonical,
     ) -> Result<Canonical, Reject> {
-        let Some(cfg) = rules::apply::config_for(set, &out[start..], &canonical.parts) else {
-            return Ok(canonical);
-        };
         self.rule_scratch.start();
+        let web = rules::apply::is_web(&out[start..], &canonical.parts);
+        let mut fired = RuleMask::NONE;
+        // Aliases first: the target host's section applies.
+        if web
+            && set.has_aliases()
+            && rules::apply::alias(
+                set,
+                out,
+                start,
+                &mut canonical.parts,
+                &mut self.rule_scratch,
+            )
+        {
+            fired.insert(rules::Rule::HostAlias);
+        }
+        let mut cfg = set.for_host(canonical.parts.host(&out[start..]));
+        if cfg.enabled.is_empty() && fired.is_empty() {
+            return Ok(canonical);
+        }
         let scratch = &mut self.rule_scratch;
-        let fired = if !rules::apply::is_web(&out[start..], &canonical.parts) {
-            rules::apply::other_scheme(cfg, out, start, &mut canonical.parts, scratch)
+        if !web {
+            fired = rules::apply::other_scheme(cfg, out, start, &mut canonical.parts, scratch);
         } else {
-            let mut fired = rules::apply::builtins(cfg, out, start, &mut canonical.parts, scratch);
+            let parts = &mut canonical.parts;
+            fired.0 |= rules::apply::builtins_settled(set, &mut cfg, out, start, parts, scratch).0;
             if rules::apply::has_rewrites(cfg)
                 && self.rewrite(out, start, &mut canonical, &mut fired, cfg)?
             {
+                // The rewritten URL may be another host's: its aliases and
+                // section, and their built-in rules (not their rewrites:
+                // rewrites run once).
                 let scratch = &mut self.rule_scratch;
-                fired.0 |= rules::apply::builtins(cfg, out, start, &mut canonical.parts, scratch).0;
+                let parts = &mut canonical.parts;
+                if set.has_aliases() && rules::apply::alias(set, out, start, parts, scratch) {
+                    fired.insert(rules::Rule::HostAlias);
+                }
+                cfg = set.for_host(parts.host(&out[start..]));
+                fired.0 |=
+                    rules::apply::builtins_settled(set, &mut cfg, out, start, parts, scratch).0;
             }
             let scratch = &mut self.rule_scratch;
             fired.0 |= rules::apply::finish(cfg, out, start, &mut canonical.parts, scratch).0;
-            fired
-        };
+        }
         if fired.is_empty() {
             return Ok(canonical);
         }

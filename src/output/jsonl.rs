@@ -63,12 +63,19 @@ fn value(column: Column, row: &Row<'_>, out: &mut Vec<u8>) {
         },
         Column::Rules => {
             out.push(b'[');
-            for (i, r) in row.rules.iter().enumerate() {
-                if i > 0 {
+            let mut first = true;
+            row.rule_labels(|name, id| {
+                if !first {
                     out.push(b',');
                 }
-                string(r.name().as_bytes(), out);
-            }
+                first = false;
+                match id {
+                    // Ids are letters, digits, `-`, `_` and `.`: nothing
+                    // to escape, but `string` writes the quotes.
+                    Some(id) => string(&[name.as_bytes(), b":", id].concat(), out),
+                    None => string(name.as_bytes(), out),
+                }
+            });
             out.push(b']');
         }
         Column::Reason | Column::TargetOrReason => {

@@ -47,6 +47,10 @@ pub(crate) struct Row<'a> {
     pub dedup: Option<&'a [u8]>,
     /// `--explain`: the dedup rules that changed the URL.
     pub rules: RuleMask,
+    /// `--explain`: the `id`s of the rewrite rules that changed it,
+    /// comma-separated, an empty one for a rule without an id (empty when
+    /// none is known).
+    pub rewrites: &'a [u8],
     /// Why the line gave no URL.
     pub reason: Option<&'static str>,
     /// `--count`: how many times the URL was seen.
@@ -57,6 +61,26 @@ impl Row<'_> {
     /// The URL's fingerprint.
     fn url_key(&self) -> Option<i64> {
         self.key.or_else(|| self.url.map(key))
+    }
+
+    /// `--explain`'s labels of the rules that fired, in order, to `f`: a
+    /// rule's name, and for `rewrite` each fired rule's id
+    /// (`rewrite:story-id`) so that a learned rule can be traced; rewrites
+    /// without an id are one plain `rewrite`.
+    fn rule_labels(&self, mut f: impl FnMut(&str, Option<&[u8]>)) {
+        for r in self.rules.iter() {
+            if r != crate::canon::rules::Rule::Rewrite || self.rewrites.is_empty() {
+                f(r.name(), None);
+                continue;
+            }
+            let ids = self.rewrites.split(|&b| b == b',');
+            if ids.clone().any(<[u8]>::is_empty) {
+                f(r.name(), None);
+            }
+            for id in ids.filter(|id| !id.is_empty()) {
+                f(r.name(), Some(id));
+            }
+        }
     }
 }
 

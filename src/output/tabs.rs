@@ -65,12 +65,18 @@ fn rules(row: &Row<'_>, out: &mut Vec<u8>) {
     if row.rules.is_empty() {
         out.push(b'-');
     }
-    for (i, r) in row.rules.iter().enumerate() {
-        if i > 0 {
+    let mut first = true;
+    row.rule_labels(|name, id| {
+        if !first {
             out.push(b',');
         }
-        out.extend_from_slice(r.name().as_bytes());
-    }
+        first = false;
+        out.extend_from_slice(name.as_bytes());
+        if let Some(id) = id {
+            out.push(b':');
+            out.extend_from_slice(id);
+        }
+    });
 }
 
 /// TSV field escaping: `\` `\t` `\n` `\r` as backslash escapes, so a field

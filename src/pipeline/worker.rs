@@ -106,6 +106,9 @@ struct Extra {
     dedup: Option<(usize, usize)>,
     /// Fingerprint of the URL before the dedup rules (rule statistics).
     pre_key: u64,
+    /// `--explain`: the ids of the rewrite rules that fired, at this range
+    /// of `Urls::rewrites`.
+    rewrites: (usize, usize),
 }
 
 /// The canonicalizers and the canonical URLs of the current line.
@@ -125,6 +128,10 @@ struct Urls {
     /// `--surt`: the SURT form is built here, then replaces the URL.
     surt: Option<crate::canon::surt::SurtForm>,
     surt_buf: Vec<u8>,
+    /// `--explain`: the ids of the rewrite rules that fired, per URL of the
+    /// line (see `Row::rewrites`).
+    explain: bool,
+    rewrites: Vec<u8>,
 }
 
 /// A worker's reusable state.
@@ -182,6 +189,8 @@ impl Worker {
                 merges,
                 surt: opts.surt,
                 surt_buf: Vec::new(),
+                explain: opts.explain,
+                rewrites: Vec::new(),
             },
             opts,
             base_prefix,
@@ -551,6 +560,7 @@ impl Worker {
                     row.url = Some(&self.urls.bytes[a..b]);
                     row.dedup = x.dedup.map(|(s, e)| &self.urls.dedup[s..e]);
                     row.rules = x.fired;
+                    row.rewrites = &self.urls.rewrites[x.rewrites.0..x.rewrites.1];
                 }
                 Slot::Reject(w, _) => row.reason = Some(w.name()),
                 Slot::Skip(k) if pipe => {
@@ -599,11 +609,31 @@ impl Worker {
 }
 
 impl Urls {
+    /// `--explain`: writes the ids of the rewrite rules that changed the
+    /// last URL to `rewrites`, comma-separated (an empty one for a rule
+    /// without an id).
+    #[cold]
+    fn rewrite_ids(&mut self, extra: &mut Extra) {
+        let from = self.rewrites.len();
+        if let Some(set) = self.canon.rules() {
+            for (i, &slot) in self.canon.fired_rewrites().iter().enumerate() {
+                if i > 0 {
+                    self.rewrites.push(b',');
+                }
+                if let Some(id) = set.rewrite_id(slot as usize) {
+                    self.rewrites.extend_from_slice(id.as_bytes());
+                }
+            }
+        }
+        extra.rewrites = (from, self.rewrites.len());
+    }
+
     /// Forgets the URLs of the last line.
     fn clear(&mut self) {
         self.bytes.clear();
         self.extras.clear();
         self.dedup.clear();
+        self.rewrites.clear();
     }
 
     /// Canonicalizes `input` into `bytes` (`target`: as a request target,
@@ -636,6 +666,9 @@ impl Urls {
         };
         if !canonical.fired.is_empty() {
             stats.rule_fired(canonical.fired);
+        }
+        if self.explain && canonical.fired.has(crate::canon::rules::Rule::Rewrite) {
+            self.rewrite_ids(&mut extra);
         }
         if let Some(c) = self.key_canon.as_mut() {
             let from = self.dedup.len();

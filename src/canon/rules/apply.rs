@@ -5,12 +5,20 @@
 //! trailing slash, an index file name, a parameter), so each edits the bytes
 //! where they are and shifts the offsets after the edit ([`InPlace`]); a URL
 //! that no rule changes is neither copied nor rewritten. Components are
-//! edited from the back of the URL to the front (fragment, query, path,
-//! host, userinfo, port and scheme), so an edit never moves what a later
-//! rule still has to read, and each component's rules are in their own file
-//! (`host.rs`, `path.rs`, `query.rs`; scheme, userinfo and fragment here).
-//! The order within a component is fixed so that the result is a fixed
-//! point: running the rules again changes nothing.
+//! edited from the back of the URL to the front (fragment, path, query,
+//! host, userinfo, port and scheme; the path before the query, because a
+//! path section's parameter settings are chosen by the path the path rules
+//! leave), each through [`InPlace`], which shifts the offsets after an
+//! edit; each component's rules are in their own file (`host.rs`,
+//! `path.rs`, `query.rs`; scheme, userinfo and fragment here). The order
+//! within a component is fixed so that the result is a fixed point:
+//! running the rules again changes nothing.
+//!
+//! Host aliases (`host-alias`) run before the host's section is chosen, so
+//! that the target host's settings apply, and again after the built-in
+//! rules ([`builtins_settled`]): a rule that changes the host or the path
+//! may bring a URL under an alias or into another section, which the next
+//! run would otherwise find.
 //!
 //! The user's rewrites run after the built-in rules but before
 //! `trailing-slash=add` writes its slash ([`finish`]), so a pattern is
@@ -27,6 +35,7 @@ use regex::bytes::CaptureLocations;
 use smallvec::SmallVec;
 
 use super::query::Param;
+use super::rewrite::Scope;
 use super::{host, path, query, Config, Rule, RuleMask, RuleSet};
 use crate::url::parts::{Parts, ABSENT};
 
@@ -58,6 +67,8 @@ pub struct Scratch {
     pub(crate) www_cache: (Vec<u8>, usize),
     /// Capture slots, one per rewrite rule of the rule set.
     locs: Vec<Option<CaptureLocations>>,
+    /// The slots of the rewrite rules that changed this URL, in order.
+    fired_rewrites: Vec<u32>,
 }
 
 impl Scratch {
@@ -68,10 +79,17 @@ impl Scratch {
         &self.before
     }
 
+    /// The slots of the rewrite rules that changed the last URL
+    /// ([`RuleSet::rewrite_id`] names them).
+    pub fn fired_rewrites(&self) -> &[u32] {
+        &self.fired_rewrites
+    }
+
     /// Starts a URL: nothing saved yet.
     pub(crate) fn start(&mut self) {
         self.saved = false;
         self.last_segment = None;
+        self.fired_rewrites.clear();
     }
 }
 
@@ -184,12 +202,73 @@ pub(crate) fn other_scheme(
     fired
 }
 
-/// The configuration for the canonical URL `url` (by its host), or `None`
-/// when no rule is on for it.
+/// `host-alias`: writes the host and path prefix of the canonical URL at
+/// `out[start..]` as the rules file's alias of them says; whether it did.
+/// The alias is switched by the source host's section. For a URL that
+/// [`is_web`], in a set that [`has_aliases`](RuleSet::has_aliases).
 #[inline]
-pub(crate) fn config_for<'a>(set: &'a RuleSet, url: &[u8], parts: &Parts) -> Option<&'a Config> {
-    let cfg = set.for_host(parts.host(url));
-    (!cfg.enabled.is_empty()).then_some(cfg)
+pub(crate) fn alias(
+    set: &RuleSet,
+    out: &mut Vec<u8>,
+    start: usize,
+    parts: &mut Parts,
+    s: &mut Scratch,
+) -> bool {
+    let url = &out[start..];
+    let Some(host) = parts.host(url) else {
+        return false;
+    };
+    let Some((a, n)) = set.alias(host, parts.path(url)) else {
+        return false;
+    };
+    if !set.for_host(Some(host)).enabled.has(Rule::HostAlias) {
+        return false;
+    }
+    let (hs, he, ps) = (parts.host_start, parts.host_end, parts.path_start);
+    let mut url = InPlace { out, start, parts };
+    // The path first: editing the host moves it.
+    url.replace(s, ps, ps + n as u32, &a.to_prefix);
+    url.replace(s, hs, he, &a.to_host);
+    true
+}
+
+/// The rules that can change a URL's host, and with it its section.
+const HOST_RULES: RuleMask =
+    RuleMask(1 << Rule::Www as u8 | 1 << Rule::HostTrailingDot as u8 | 1 << Rule::Ipv4Mapped as u8);
+
+/// [`builtins`] with `cfg`, then, while they moved the URL (changed its
+/// host so that another section is its own, or made an alias apply), the
+/// built-in rules of its new section: the URL ends where a second run
+/// starts. `cfg` becomes the section the URL ends in. Two more rounds at
+/// most: each alias round moves the URL to a host no alias starts from (the
+/// rules file checks that), and the host rules only shorten the host.
+pub(crate) fn builtins_settled<'a>(
+    set: &'a RuleSet,
+    cfg: &mut &'a Config,
+    out: &mut Vec<u8>,
+    start: usize,
+    parts: &mut Parts,
+    s: &mut Scratch,
+) -> RuleMask {
+    let mut round = builtins(cfg, out, start, parts, s);
+    let mut fired = round;
+    for _ in 0..2 {
+        let moved = set.has_aliases() && alias(set, out, start, parts, s);
+        if !moved && (round.0 & HOST_RULES.0 == 0 || !set.has_hosts()) {
+            break;
+        }
+        let next = set.for_host(parts.host(&out[start..]));
+        if !moved && std::ptr::eq(next, *cfg) {
+            break;
+        }
+        if moved {
+            fired.insert(Rule::HostAlias);
+        }
+        *cfg = next;
+        round = builtins(cfg, out, start, parts, s);
+        fired.0 |= round.0;
+    }
+    fired
 }
 
 /// Whether `cfg` has rewrites to run.
@@ -221,11 +300,14 @@ pub(crate) fn builtins(
         fired.insert(Rule::Fragment);
     }
 
-    // Query, path and host, each in its file.
-    if url.parts.query_start != ABSENT {
-        query::apply(cfg, &mut url, s, &mut fired);
-    }
+    // Path, query and host, each in its file. The query's settings are
+    // the path section's of the path the path rules leave (a prefix is
+    // compared with what a second run would see).
     path::apply(cfg, &mut url, s, &mut fired);
+    if url.parts.query_start != ABSENT {
+        let for_query = cfg.for_path(url.parts.path(url.url()));
+        query::apply(for_query, &mut url, s, &mut fired);
+    }
     if url.parts.host_start != ABSENT {
         host::apply(cfg, &mut url, s, &mut fired);
 
@@ -251,6 +333,17 @@ pub(crate) fn builtins(
         url.remove(s, end - 1, end);
         url.parts.scheme_end -= 1;
         fired.insert(Rule::HttpsAsHttp);
+    } else if on.has(Rule::HttpAsHttps) && url.parts.scheme(url.url()) == Some(b"http") {
+        if url.parts.port == 443 {
+            // `http://h:443/` is `https://h/` once the schemes are one.
+            let (a, b) = (url.parts.host_end, url.parts.path_start);
+            url.remove(s, a, b);
+            url.parts.port = ABSENT;
+        }
+        let end = url.parts.scheme_end;
+        url.replace(s, end, end, b"s");
+        url.parts.scheme_end += 1;
+        fired.insert(Rule::HttpAsHttps);
     }
     fired
 }
@@ -271,9 +364,10 @@ pub(crate) fn finish(
     fired
 }
 
-/// Runs `cfg`'s rewrites on the URL at `out[start..]`, from its path on;
-/// whether one changed it. The result must be parsed again (a rewrite may
-/// write anything): `parts` is left as it was.
+/// Runs `cfg`'s rewrites on the URL at `out[start..]`, each on what its
+/// scope sees (from the path on, or the whole URL); whether one changed it.
+/// The result must be parsed again (a rewrite may write anything): `parts`
+/// is left as it was.
 pub(crate) fn rewrites(
     cfg: &Config,
     out: &mut Vec<u8>,
@@ -281,21 +375,38 @@ pub(crate) fn rewrites(
     parts: &Parts,
     s: &mut Scratch,
 ) -> bool {
-    let from = start + parts.path_start as usize;
     let Scratch {
-        tail, tail2, locs, ..
+        tail,
+        tail2,
+        locs,
+        fired_rewrites,
+        ..
     } = s;
     tail.clear();
-    tail.extend_from_slice(&out[from..]);
+    tail.extend_from_slice(&out[start..]);
+    // Where the path starts in `tail`; a path-only target is all path.
+    let absolute = parts.scheme_end != ABSENT;
+    let mut path_at = parts.path_start as usize;
     let mut changed = false;
     for r in &cfg.rewrites {
         if locs.len() <= r.slot {
             locs.resize_with(r.slot + 1, || None);
         }
         tail2.clear();
-        if r.apply(tail, tail2, &mut locs[r.slot]) {
+        let hit = match r.scope {
+            Scope::Path => {
+                tail2.extend_from_slice(&tail[..path_at]);
+                r.apply(&tail[path_at..], tail2, &mut locs[r.slot])
+            }
+            Scope::Url => r.apply(tail, tail2, &mut locs[r.slot]),
+        };
+        if hit {
+            if r.scope == Scope::Url && absolute {
+                path_at = path_start_of(tail2);
+            }
             std::mem::swap(tail, tail2);
             changed = true;
+            fired_rewrites.push(r.slot as u32);
         }
     }
     if changed {
@@ -307,8 +418,27 @@ pub(crate) fn rewrites(
                 s.before.extend_from_slice(&out[start..]);
             }
         }
-        out.truncate(from);
+        out.truncate(start);
         out.extend_from_slice(&s.tail);
     }
     changed
+}
+
+/// Where the path of the absolute URL `url` starts, as the parser would
+/// find it: after `scheme:` and an `//authority`. For the path rewrites
+/// after a URL rewrite, which may have written anything (the URL is
+/// parsed again afterwards, and rejected if it is no URL).
+fn path_start_of(url: &[u8]) -> usize {
+    let Some(colon) = memchr::memchr(b':', url) else {
+        return 0;
+    };
+    if !url[colon + 1..].starts_with(b"//") {
+        return colon + 1;
+    }
+    let authority = colon + 3;
+    authority
+        + url[authority..]
+            .iter()
+            .position(|&b| matches!(b, b'/' | b'?' | b'#'))
+            .unwrap_or(url.len() - authority)
 }

@@ -12,19 +12,34 @@
 //! state-params = ["back"]
 //! defaults = { sort = "ascending" }
 //! rewrite = [
-//!   { regex = '/story\?id=(\d+)', replace = '/story_$1' },
+//!   { regex = '/story\?id=(\d+)', replace = '/story_$1', id = "story-id" },
 //!   { literal = "/old-shop/", replace = "/shop/" },
+//!   { regex = '^http://m\.', replace = 'http://', scope = "url" },
 //! ]
+//!
+//! [[host.path]]
+//! prefix = "/search/"
+//! keep-params = ["q", "page"]
 //! ```
 //!
 //! Keys (top level and in a `[[host]]` section): `rules` (edits as for
 //! `--rule`), `trailing-slash`, `sort-query`, `keep-position`,
 //! `index-files`, `tracking-params` and `session-params` (replace the
 //! lists), `extra-index-files`, `extra-tracking-params` and
-//! `extra-session-params` (add to them), `state-params`, `defaults`,
-//! `rewrite`. A host section starts from the top-level settings (after
-//! `--rule`) and changes only what it names; its `rewrite` rules run after
-//! the top-level ones.
+//! `extra-session-params` (add to them), `state-params`, `keep-params`,
+//! `drop-params`, `defaults`, `rewrite`; `host-aliases` at the top level
+//! only (aliases are applied before a section is chosen). A host section
+//! starts from the top-level settings (after `--rule`) and changes only
+//! what it names; its `rewrite` rules run after the top-level ones.
+//!
+//! Path sections (`[[path]]` at the top level, before the first `[[host]]`;
+//! `[[host.path]]` in a host section) set `keep-params`, `drop-params` and
+//! `defaults` for the URLs whose path starts with their `prefix`, on top of
+//! the host's settings; the longest prefix wins. A host section gets the
+//! top level's path sections too, applied on top of its own settings,
+//! except where it has a path section of the same prefix. Only parameter
+//! settings are per path: the section is chosen by the path as the path
+//! rules leave it, and those rules are the host's.
 //!
 //! The file is read strictly: the document is parsed with its spans, and
 //! every key is checked against [`Key::ALL`] (plus `host` at the top level,
@@ -49,8 +64,9 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use super::glob::Glob;
-use super::rewrite::Rewrite;
-use super::{Config, Edit, Rule, RuleSet, SessionParam};
+use super::rewrite::{Rewrite, Scope};
+use super::{Alias, Config, Edit, PathSection, Rule, RuleSet, SessionParam};
+use crate::{Canonicalizer, Parts, Profile};
 
 /// A key of the top level and of `[[host]]` sections, in the order they
 /// are applied (a list before the `extra-` list that adds to it).
@@ -78,15 +94,21 @@ pub enum Key {
     ExtraSessionParams,
     /// `state-params = ["back"]`.
     StateParams,
+    /// `keep-params = ["id", "page"]` (an allow-list).
+    KeepParams,
+    /// `drop-params = ["view", "lang*"]` (a deny-list).
+    DropParams,
     /// `defaults = { sort = "ascending" }`.
     Defaults,
     /// `rewrite = [{ regex = '...', replace = '...' }]`.
     Rewrite,
+    /// `host-aliases = [["203.0.113.7", "example.com"]]` (top level only).
+    HostAliases,
 }
 
 impl Key {
     /// Every key, in the order they are applied.
-    pub const ALL: [Key; 13] = [
+    pub const ALL: [Key; 16] = [
         Key::Rules,
         Key::TrailingSlash,
         Key::SortQuery,
@@ -98,8 +120,11 @@ impl Key {
         Key::SessionParams,
         Key::ExtraSessionParams,
         Key::StateParams,
+        Key::KeepParams,
+        Key::DropParams,
         Key::Defaults,
         Key::Rewrite,
+        Key::HostAliases,
     ];
 
     /// The key as written in the file.
@@ -116,8 +141,11 @@ impl Key {
             Key::SessionParams => "session-params",
             Key::ExtraSessionParams => "extra-session-params",
             Key::StateParams => "state-params",
+            Key::KeepParams => "keep-params",
+            Key::DropParams => "drop-params",
             Key::Defaults => "defaults",
             Key::Rewrite => "rewrite",
+            Key::HostAliases => "host-aliases",
         }
     }
 
@@ -130,8 +158,11 @@ impl Key {
             Key::IndexFiles | Key::ExtraIndexFiles => Some(Rule::IndexFile),
             Key::TrackingParams | Key::ExtraTrackingParams => Some(Rule::Tracking),
             Key::SessionParams | Key::ExtraSessionParams | Key::StateParams => Some(Rule::Session),
+            Key::KeepParams => Some(Rule::KeepParams),
+            Key::DropParams => Some(Rule::DropParams),
             Key::Defaults => Some(Rule::DefaultParams),
             Key::Rewrite => Some(Rule::Rewrite),
+            Key::HostAliases => Some(Rule::HostAlias),
         }
     }
 
@@ -145,7 +176,17 @@ const HOST: &str = "host";
 /// The key of a host section's patterns.
 const MATCH: &str = "match";
 /// The keys of a rewrite rule.
-const REWRITE_KEYS: [&str; 3] = ["regex", "literal", "replace"];
+const REWRITE_KEYS: [&str; 5] = ["regex", "literal", "replace", "scope", "id"];
+/// The key of path sections (`[[path]]`, `[[host.path]]`).
+const PATH: &str = "path";
+/// The key of a path section's prefix.
+const PREFIX: &str = "prefix";
+/// The settings a path section may have: those of the query, which is
+/// edited after the path rules have run and the section is known.
+const PATH_KEYS: [Key; 3] = [Key::KeepParams, Key::DropParams, Key::Defaults];
+
+/// The rewrite rules read so far, by slot: each one's `id` and its line.
+type RewriteIds = Vec<Option<(Box<str>, usize)>>;
 
 /// A setting of a rules file that does nothing in this rule set: it tunes a
 /// rule that is off wherever the setting applies (`extra-tracking-params`
@@ -190,12 +231,14 @@ pub fn build_with_unused(
         section: None,
     };
     reader.check_top(top)?;
-    let mut slot = 0;
+    let mut ids = RewriteIds::new();
     let mut tuned = Vec::new();
-    reader.apply(top, &mut global, &mut slot, &mut tuned)?;
+    reader.apply(top, &mut global, &mut ids, &mut tuned)?;
     for e in edits {
         e.apply(&mut global);
     }
+    let top_paths = reader.read_paths(top)?;
+    global.paths = build_paths(&top_paths, &[], &global, &mut tuned)?;
     let mut set = RuleSet::from_global(global.clone());
     let mut unused_in_hosts = Vec::new();
     let sections = match top.get(HOST) {
@@ -214,15 +257,22 @@ pub fn build_with_unused(
             return Err(reader.error(section.span(), "expected a [[host]] table"));
         };
         let (patterns, at) = reader.patterns(table, section.span())?;
-        reader.check_keys(table, &[MATCH])?;
+        reader.check_keys(table, &[MATCH, PATH])?;
         let mut c = global.clone();
+        c.paths.clear();
         let mut host_tuned = Vec::new();
-        reader.apply(table, &mut c, &mut slot, &mut host_tuned)?;
+        reader.apply(table, &mut c, &mut ids, &mut host_tuned)?;
+        let own = reader.read_paths(table)?;
+        c.paths = build_paths(&own, &top_paths, &c, &mut host_tuned)?;
         let on = c.enabled;
         unused_in_hosts.extend(host_tuned.into_iter().filter(|u| !on.has(u.rule)));
         set.add_host(&patterns, c)
             .map_err(|e| reader.error(at.clone(), e))?;
     }
+    if let Some(v) = top.get(Key::HostAliases.name()) {
+        reader.aliases(v, &mut set)?;
+    }
+    set.set_rewrite_ids(ids.into_iter().map(|id| id.map(|(id, _)| id)).collect());
     // A top-level setting reaches every host that does not replace it.
     let any = set.any_enabled();
     let mut unused: Vec<Unused> = tuned.into_iter().filter(|u| !any.has(u.rule)).collect();
@@ -329,9 +379,36 @@ impl Reader<'_> {
     /// The top level's keys: the settings and `[[host]]`, nothing else, and
     /// no section but `[[host]]`.
     fn check_top(&self, top: &DeTable<'_>) -> Result<(), String> {
+        // Where the first host section starts: a `[[path]]` after it would
+        // belong to the top level, not to that host.
+        let first_host = match top.get(HOST).map(|v| v.get_ref()) {
+            Some(DeValue::Array(a)) => a.first().map(|s| s.span().start),
+            _ => None,
+        };
         for (k, v) in sorted(top) {
             let name: &str = k.get_ref();
             let header = self.header(&k.span());
+            if name == PATH {
+                if header == Some("[") {
+                    return Err(self.error(
+                        k.span(),
+                        "'path' must be [[path]] sections (one per prefix), not a [path] table",
+                    ));
+                }
+                let after = match (v.get_ref(), first_host) {
+                    (DeValue::Array(a), Some(h)) => a.iter().find(|p| p.span().start > h),
+                    _ => None,
+                };
+                if let Some(p) = after {
+                    return Err(self.error(
+                        p.span(),
+                        "a [[path]] section after a [[host]] belongs to the top level, not to \
+                         that host: write [[host.path]] for the host section above it, or move \
+                         it before the first [[host]]",
+                    ));
+                }
+                continue;
+            }
             if name == HOST {
                 let sections = match v.get_ref() {
                     DeValue::Array(a) => a.iter().all(|s| s.get_ref().is_table()),
@@ -362,8 +439,13 @@ impl Reader<'_> {
                          after a [[host]] would belong to the top level)"
                     )
                 } else {
-                    match closest(name, [HOST]) {
-                        Some(_) => " (did you mean [[host]]?)".to_string(),
+                    match closest(name, [HOST, PATH]) {
+                        Some(HOST) => " (did you mean [[host]]?)".to_string(),
+                        // `[[path]]` is a section too, but only before the
+                        // first `[[host]]`, hence the wording above.
+                        Some(_) => " (path sections are [[path]], before the first [[host]], \
+                                    or [[host.path]])"
+                            .to_string(),
                         None => String::new(),
                     }
                 };
@@ -373,7 +455,9 @@ impl Reader<'_> {
                 ));
             }
             if !known {
-                return Err(self.unknown_key(k, Key::ALL.iter().map(|k| k.name()).chain([HOST])));
+                return Err(
+                    self.unknown_key(k, Key::ALL.iter().map(|k| k.name()).chain([HOST, PATH]))
+                );
             }
         }
         Ok(())
@@ -545,7 +629,7 @@ impl Reader<'_> {
         &self,
         table: &DeTable<'_>,
         c: &mut Config,
-        slot: &mut usize,
+        ids: &mut RewriteIds,
         tuned: &mut Vec<Unused>,
     ) -> Result<(), String> {
         for key in Key::ALL {
@@ -555,8 +639,21 @@ impl Reader<'_> {
             let name = key.name();
             match key {
                 Key::Rules => {
-                    for (e, span) in self.strings(name, v)? {
-                        self.edit(name, e, span)?.apply(c);
+                    let edits = self
+                        .strings(name, v)?
+                        .into_iter()
+                        .map(|(e, span)| self.edit(name, e, span))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let on = |r| edits.contains(&Edit::On(r));
+                    if on(Rule::HttpsAsHttp) && on(Rule::HttpAsHttps) {
+                        return Err(self.error(
+                            v.span(),
+                            "'rules': https-as-http and http-as-https exclude each other \
+                             (one writes http, the other https): switch on one",
+                        ));
+                    }
+                    for e in edits {
+                        e.apply(c);
                     }
                 }
                 Key::TrailingSlash | Key::SortQuery => {
@@ -578,8 +675,20 @@ impl Reader<'_> {
                 Key::SessionParams => c.session = self.sessions(name, v)?,
                 Key::ExtraSessionParams => c.session.extend(self.sessions(name, v)?),
                 Key::StateParams => c.state = self.globs(name, v)?,
+                Key::KeepParams => c.keep_params = Some(self.globs(name, v)?),
+                Key::DropParams => c.drop_params = self.globs(name, v)?,
                 Key::Defaults => self.defaults(v, c)?,
-                Key::Rewrite => self.rewrites(v, c, slot)?,
+                Key::Rewrite => self.rewrites(v, c, ids)?,
+                Key::HostAliases => {
+                    // Read once the host sections are known (`aliases`).
+                    if self.section.is_some() {
+                        return Err(self.error(
+                            k.span(),
+                            "'host-aliases' is a top-level key: aliases are applied before a \
+                             host section is chosen, so a section cannot have its own",
+                        ));
+                    }
+                }
             }
             if let Some(rule) = key.tunes() {
                 tuned.push(Unused {
@@ -632,7 +741,7 @@ impl Reader<'_> {
         &self,
         v: &Spanned<DeValue<'_>>,
         c: &mut Config,
-        slot: &mut usize,
+        ids: &mut RewriteIds,
     ) -> Result<(), String> {
         let DeValue::Array(items) = v.get_ref() else {
             return Err(self.error(
@@ -667,6 +776,50 @@ impl Reader<'_> {
             let Some((replace, _)) = get("replace").transpose()? else {
                 return Err(self.error(item.span(), "a rewrite rule needs 'replace'"));
             };
+            let scope = match get("scope").transpose()? {
+                None | Some(("path", _)) => Scope::Path,
+                Some(("url", _)) => Scope::Url,
+                Some((other, at)) => {
+                    return Err(self.error(
+                        at,
+                        format!(
+                            "a rewrite rule's 'scope' is \"path\" (from the path on, the \
+                             default) or \"url\" (the whole URL), not {}",
+                            quoted(other)
+                        ),
+                    ))
+                }
+            };
+            let id = match get("id").transpose()? {
+                None => None,
+                Some((id, at)) => {
+                    let ok = !id.is_empty()
+                        && id
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+                    if !ok {
+                        return Err(self.error(
+                            at,
+                            format!(
+                                "a rewrite rule's 'id' is letters, digits, '-', '_' and '.' \
+                                 (--explain prints it as rewrite:id), not {}",
+                                quoted(id)
+                            ),
+                        ));
+                    }
+                    let line = line_of(self.text, at.start);
+                    if let Some((_, first)) = ids.iter().flatten().find(|(seen, _)| &**seen == id) {
+                        return Err(self.error(
+                            at,
+                            format!(
+                                "rewrite id {} is used on line {first} already: an id names one rule",
+                                quoted(id)
+                            ),
+                        ));
+                    }
+                    Some((Box::from(id), line))
+                }
+            };
             let mut rw = match (regex, literal) {
                 (Some((re, at)), None) => {
                     Rewrite::regex(re, replace).map_err(|e| self.error(at, e))?
@@ -681,12 +834,303 @@ impl Reader<'_> {
                     ))
                 }
             };
-            rw.slot = *slot;
-            *slot += 1;
-            c.rewrites.push(Arc::new(rw));
+            rw.slot = ids.len();
+            ids.push(id);
+            c.rewrites.push(Arc::new(rw.with_scope(scope)));
         }
         Ok(())
     }
+}
+
+/// One path section as read: its prefix, its table, and the reader that
+/// names it in errors.
+struct PathTable<'x, 'i, 't> {
+    prefix: Vec<u8>,
+    table: &'x DeTable<'i>,
+    reader: Reader<'t>,
+}
+
+impl<'t> Reader<'t> {
+    /// The path sections of `table` (the top level or a host section), in
+    /// file order, their keys checked.
+    fn read_paths<'x, 'i>(
+        &self,
+        table: &'x DeTable<'i>,
+    ) -> Result<Vec<PathTable<'x, 'i, 't>>, String> {
+        let Some(v) = table.get(PATH) else {
+            return Ok(Vec::new());
+        };
+        let shape = |what: String| {
+            self.error(
+                v.span(),
+                format!(
+                    "'path' must be path sections ([[path]], or [[host.path]] in a host \
+                     section), each with a 'prefix', not {what}"
+                ),
+            )
+        };
+        let DeValue::Array(items) = v.get_ref() else {
+            return Err(shape(a(v.get_ref())));
+        };
+        let mut out: Vec<PathTable<'x, 'i, 't>> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let DeValue::Table(t) = item.get_ref() else {
+                return Err(shape(format!("an array holding {}", a(item.get_ref()))));
+            };
+            let label = format!("path section {}", i + 1);
+            let mut reader = Reader {
+                text: self.text,
+                section: Some(match &self.section {
+                    Some(s) => format!("{s}: {label}"),
+                    None => label,
+                }),
+            };
+            let Some(p) = t.get(PREFIX) else {
+                return Err(reader.error(
+                    item.span(),
+                    "no 'prefix' key (the path the section is for: \"/shop/\")",
+                ));
+            };
+            let prefix = reader.string(PREFIX, p)?;
+            if let Some(s) = &mut reader.section {
+                s.push_str(&format!(" (prefix = \"{}\")", prefix.escape_debug()));
+            }
+            let bytes = canonical_prefix(prefix).map_err(|e| reader.error(p.span(), e))?;
+            if out.iter().any(|o| o.prefix == bytes) {
+                return Err(reader.error(
+                    p.span(),
+                    "a second path section with this prefix (write its settings in the first)",
+                ));
+            }
+            for (k, _) in sorted(t) {
+                let name: &str = k.get_ref();
+                if name == PREFIX || PATH_KEYS.iter().any(|p| p.name() == name) {
+                    continue;
+                }
+                if Key::from_name(name).is_some() || name == PATH {
+                    return Err(reader.error(
+                        k.span(),
+                        format!(
+                            "{} cannot be set in a path section, which holds keep-params, \
+                             drop-params and defaults: a path section is chosen by the path \
+                             after the path rules ran, and the other settings are the host's",
+                            quoted(name)
+                        ),
+                    ));
+                }
+                return Err(
+                    reader.unknown_key(k, PATH_KEYS.iter().map(|k| k.name()).chain([PREFIX]))
+                );
+            }
+            out.push(PathTable {
+                prefix: bytes,
+                table: t,
+                reader,
+            });
+        }
+        Ok(out)
+    }
+
+    /// `host-aliases = [["from", "to"], ...]`: checks the pairs (canonical
+    /// host and path, no chains) and adds them to `set`.
+    fn aliases(&self, v: &Spanned<DeValue<'_>>, set: &mut RuleSet) -> Result<(), String> {
+        let name = Key::HostAliases.name();
+        let DeValue::Array(items) = v.get_ref() else {
+            return Err(self.error(
+                v.span(),
+                format!(
+                    "'host-aliases' must be an array of [from, to] pairs \
+                     ([[\"203.0.113.7\", \"example.com\"]]), not {}",
+                    a(v.get_ref())
+                ),
+            ));
+        };
+        // (source host, alias, as written, span).
+        let mut read: Vec<(Vec<u8>, Alias, String, Range<usize>)> = Vec::new();
+        for item in items.iter() {
+            let pair = match item.get_ref() {
+                DeValue::Array(p) if p.len() == 2 => p,
+                other => {
+                    let what = match other {
+                        DeValue::Array(p) => format!("an array of {} items", p.len()),
+                        other => a(other),
+                    };
+                    return Err(self.error(
+                        item.span(),
+                        format!(
+                            "'host-aliases': an alias is a pair of strings [from, to], not {what}"
+                        ),
+                    ));
+                }
+            };
+            let (from, to) = (self.string(name, &pair[0])?, self.string(name, &pair[1])?);
+            let side = |s: &str, at: Range<usize>| {
+                alias_side(s).map_err(|e| self.error(at, format!("'host-aliases': {e}")))
+            };
+            let (mut from_host, from_prefix) = side(from, pair[0].span())?;
+            let (to_host, to_prefix) = side(to, pair[1].span())?;
+            // Looked up as `RuleSet::for_host` looks hosts up: without a
+            // trailing dot.
+            if from_host.len() > 1 && from_host.last() == Some(&b'.') {
+                from_host.pop();
+            }
+            read.push((
+                from_host,
+                Alias {
+                    from_prefix,
+                    to_host,
+                    to_prefix,
+                },
+                format!("[{}, {}]", quoted(from), quoted(to)),
+                item.span(),
+            ));
+        }
+        // An alias's output must be final: no alias may apply to it, or a
+        // second run would change it again.
+        for (_, x, shown, at) in &read {
+            let target = x.to_host.strip_suffix(b".").unwrap_or(&x.to_host);
+            let again = read.iter().find(|(h, y, _, _)| {
+                h.as_slice() == target
+                    && (x.to_prefix.starts_with(&y.from_prefix)
+                        || y.from_prefix.starts_with(&x.to_prefix))
+            });
+            if let Some((_, _, other, other_at)) = again {
+                let which = if other_at == at {
+                    "itself".to_string()
+                } else {
+                    format!("{other} (line {})", line_of(self.text, other_at.start))
+                };
+                return Err(self.error(
+                    at.clone(),
+                    format!(
+                        "'host-aliases': {shown} leads to URLs that {which} would alias again: \
+                         aliases do not chain, so map each name to the final one"
+                    ),
+                ));
+            }
+        }
+        for (from, alias, shown, at) in read {
+            set.add_alias(from, alias)
+                .map_err(|e| self.error(at, format!("'host-aliases': {shown}: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// The path sections of a configuration `base`: its own (`own`), then the
+/// top level's (`inherited`) whose prefix it does not have, each applied on
+/// top of `base`, longest prefix first. What the own sections tune goes to
+/// `tuned`.
+fn build_paths(
+    own: &[PathTable<'_, '_, '_>],
+    inherited: &[PathTable<'_, '_, '_>],
+    base: &Config,
+    tuned: &mut Vec<Unused>,
+) -> Result<Vec<PathSection>, String> {
+    let mut sections = Vec::new();
+    let mut ids = RewriteIds::new();
+    let inherited = inherited
+        .iter()
+        .filter(|i| !own.iter().any(|o| o.prefix == i.prefix));
+    for (p, is_own) in own
+        .iter()
+        .map(|p| (p, true))
+        .chain(inherited.map(|p| (p, false)))
+    {
+        let mut c = base.clone();
+        c.paths.clear();
+        let mut section_tuned = Vec::new();
+        p.reader
+            .apply(p.table, &mut c, &mut ids, &mut section_tuned)?;
+        if is_own {
+            tuned.extend(section_tuned);
+        }
+        sections.push(PathSection {
+            prefix: p.prefix.clone(),
+            config: Arc::new(c),
+        });
+    }
+    sections.sort_by_key(|s| std::cmp::Reverse(s.prefix.len()));
+    Ok(sections)
+}
+
+/// `http://{host}{path}` canonicalized (`rfc3986`), with its parts; an
+/// error when it is no URL.
+fn canonical_url(host: &str, path: &str) -> Result<(Vec<u8>, Parts), String> {
+    let url = format!("http://{host}{path}");
+    let mut out = Vec::new();
+    let c = Canonicalizer::new(Profile::Rfc3986)
+        .canonicalize_into(url.as_bytes(), &mut out)
+        .map_err(|e| format!("not a URL's host and path ({e})"))?;
+    Ok((out, c.parts))
+}
+
+/// A path section's prefix, which must be a canonical path: it is compared
+/// byte for byte with canonical paths.
+fn canonical_prefix(prefix: &str) -> Result<Vec<u8>, String> {
+    if !prefix.starts_with('/') || prefix.contains(['?', '#']) {
+        return Err(format!(
+            "'prefix' is the start of a path (\"/shop/\"): it starts with '/' and has no '?' \
+             or '#', unlike {}",
+            quoted(prefix)
+        ));
+    }
+    let (url, parts) = canonical_url("h", prefix).map_err(|e| format!("'prefix': {e}"))?;
+    let path = parts.path(&url);
+    if path != prefix.as_bytes() {
+        return Err(format!(
+            "'prefix' {} is not in canonical form, so no path would match it: write {}",
+            quoted(prefix),
+            quoted(&String::from_utf8_lossy(path))
+        ));
+    }
+    Ok(path.to_vec())
+}
+
+/// One side of a host alias, `host` or `host/path/prefix`: its canonical
+/// host and path prefix (`/` for a bare host).
+fn alias_side(side: &str) -> Result<(Vec<u8>, Vec<u8>), String> {
+    if side.contains("://") {
+        return Err(format!(
+            "{}: write a host and an optional path (\"example.com\", \"example.com/blog/\"), \
+             without a scheme",
+            quoted(side)
+        ));
+    }
+    let (host, path) = match side.find('/') {
+        Some(i) => side.split_at(i),
+        None => (side, "/"),
+    };
+    if host.is_empty() {
+        return Err(format!("{}: no host", quoted(side)));
+    }
+    let (url, parts) = canonical_url(host, path).map_err(|e| format!("{}: {e}", quoted(side)))?;
+    let extra = parts.port().is_some()
+        || parts.username(&url).is_some_and(|u| !u.is_empty())
+        || parts.password(&url).is_some_and(|p| !p.is_empty())
+        || parts.query(&url).is_some()
+        || parts.fragment(&url).is_some();
+    if extra {
+        return Err(format!(
+            "{}: an alias is a host and a path prefix, without port, user, query or fragment",
+            quoted(side)
+        ));
+    }
+    let (Some(h), p) = (parts.host(&url), parts.path(&url)) else {
+        return Err(format!("{}: no host", quoted(side)));
+    };
+    if h != host.as_bytes() || p != path.as_bytes() {
+        let mut canonical = String::from_utf8_lossy(h).into_owned();
+        if side.contains('/') {
+            canonical.push_str(&String::from_utf8_lossy(p));
+        }
+        return Err(format!(
+            "{} is not in canonical form, so no URL would match it: write {}",
+            quoted(side),
+            quoted(&canonical)
+        ));
+    }
+    Ok((h.to_vec(), p.to_vec()))
 }
 
 /// "a string", "an integer", "an array".
@@ -979,11 +1423,23 @@ index-files = ["Home.aspx"]
                 Key::Defaults => "defaults = { a = 'b' }".to_string(),
                 Key::Rules => "rules = ['+www']".to_string(),
                 Key::Rewrite => "rewrite = [{ literal = 'a', replace = 'b' }]".to_string(),
+                Key::HostAliases => "host-aliases = [['a', 'b']]".to_string(),
                 _ => format!("{} = ['x']", k.name()),
             };
             build(RuleMask::NONE, Some(&text), &[]).unwrap_or_else(|e| panic!("{text}: {e}"));
             let host = format!("[[host]]\nmatch = 'h'\n{text}");
-            build(RuleMask::NONE, Some(&host), &[]).unwrap_or_else(|e| panic!("{host}: {e}"));
+            // Aliases are chosen before host sections: the top level's only.
+            let in_host = build(RuleMask::NONE, Some(&host), &[]);
+            match k {
+                Key::HostAliases => assert!(in_host.is_err()),
+                _ => {
+                    in_host.unwrap_or_else(|e| panic!("{host}: {e}"));
+                }
+            }
+            if PATH_KEYS.contains(&k) {
+                let path = format!("[[path]]\nprefix = '/a/'\n{text}");
+                build(RuleMask::NONE, Some(&path), &[]).unwrap_or_else(|e| panic!("{path}: {e}"));
+            }
         }
     }
 

@@ -16,8 +16,12 @@
 //! Which rules run is a [`RuleMask`]. A profile gives the starting mask (its
 //! tier), `--rule +name,-name` and a rules file ([`file`](mod@file)) edit it, and a
 //! rules file can give each host (exact or `*.example.com`) its own mask and
-//! lists. Everything per host is resolved when the [`RuleSet`] is built, so a
-//! URL costs one host lookup, and none without host sections.
+//! lists, and each path prefix of a host its own parameter lists
+//! ([`PathSection`]). Everything per host and path is resolved when the
+//! [`RuleSet`] is built, so a URL costs one host lookup (none without host
+//! sections), and a comparison per path prefix only when its host has
+//! path sections. Host aliases ([`Alias`]) rewrite a host before its
+//! section is looked up: one hash lookup per URL when there are any.
 
 pub(crate) mod apply;
 pub mod file;
@@ -208,7 +212,7 @@ rules! {
     HttpsAsHttp {
         name: "https-as-http",
         tier: OptIn,
-        effect: "treat http and https as one scheme, written http (https://h:80/ is http://h/)",
+        effect: "treat http and https as one scheme, written http (https://h:80/ is http://h/); switching it on switches http-as-https off",
         setting: None,
         config: "",
         example: "https://example.com/a" => "http://example.com/a",
@@ -252,6 +256,38 @@ rules! {
         setting: None,
         config: "rewrite = [{ regex = '^/story\\?id=(\\d+)$', replace = '/story_$1' }]",
         example: "http://example.com/story?id=12" => "http://example.com/story_12",
+    }
+    KeepParams {
+        name: "keep-params",
+        tier: Safe,
+        effect: "keep only the parameters a rules file allows (keep-params globs, per host and path prefix)",
+        setting: None,
+        config: "keep-params = [\"id\", \"p*\"]",
+        example: "http://example.com/a?id=1&ref=x&page=2" => "http://example.com/a?id=1&page=2",
+    }
+    DropParams {
+        name: "drop-params",
+        tier: Safe,
+        effect: "remove the parameters a rules file denies (drop-params globs, per host and path prefix)",
+        setting: None,
+        config: "drop-params = [\"view\", \"lang*\"]",
+        example: "http://example.com/a?id=1&view=grid&language=en" => "http://example.com/a?id=1",
+    }
+    HostAlias {
+        name: "host-alias",
+        tier: Safe,
+        effect: "write a host (and path prefix) a rules file aliases as its target (host-aliases), before host sections are chosen",
+        setting: None,
+        config: "host-aliases = [[\"shuchao.cnblogs.com/\", \"www.cnblogs.com/shuchao/\"]]",
+        example: "http://shuchao.cnblogs.com/x" => "http://www.cnblogs.com/shuchao/x",
+    }
+    HttpAsHttps {
+        name: "http-as-https",
+        tier: OptIn,
+        effect: "treat http and https as one scheme, written https (http://h:443/ is https://h/); switching it on switches https-as-http off",
+        setting: None,
+        config: "",
+        example: "http://example.com/a" => "https://example.com/a",
     }
 }
 
@@ -562,6 +598,14 @@ pub struct Config {
     pub defaults: Vec<(Vec<u8>, Vec<u8>)>,
     /// `rewrite` rules, in order.
     pub rewrites: Vec<Arc<Rewrite>>,
+    /// `keep-params`: the only parameters kept (name globs); `None` keeps
+    /// every parameter the other rules keep.
+    pub keep_params: Option<Vec<Glob>>,
+    /// `drop-params`: parameters removed (name globs).
+    pub drop_params: Vec<Glob>,
+    /// Path sections: the parameter settings of URLs whose path starts
+    /// with a prefix, longest prefix first (see [`for_path`](Self::for_path)).
+    pub paths: Vec<PathSection>,
     /// The parameter lists (tracking, session, state, defaults) by the
     /// lower-cased first byte of the names they can match: entries
     /// `param_first[b]..param_first[b + 1]` of `param_entries`, so that a
@@ -601,6 +645,9 @@ impl Config {
             state: Vec::new(),
             defaults: Vec::new(),
             rewrites: Vec::new(),
+            keep_params: None,
+            drop_params: Vec::new(),
+            paths: Vec::new(),
             param_first: Vec::new(),
             param_entries: Vec::new(),
             param_wild: Vec::new(),
@@ -632,6 +679,9 @@ impl Config {
         }
         for (i, (name, _)) in self.defaults.iter().enumerate() {
             add(name.first().copied(), ParamEntry::Default(i));
+        }
+        for (i, g) in self.drop_params.iter().enumerate() {
+            add(g.first_literal(), ParamEntry::Drop(i));
         }
         keyed.sort_by_key(|&(b, e)| (b, e.rule()));
         let mut first = vec![0u32; 257];
@@ -673,15 +723,46 @@ impl Config {
             .any(|f| f.eq_ignore_ascii_case(segment))
     }
 
+    /// The configuration for the canonical `path` (after the path rules):
+    /// the path section of the longest prefix that matches, or `self`. A
+    /// prefix that ends in `/` also matches the path without it (`/shop/`
+    /// matches `/shop`), so that `trailing-slash` (which may add or remove
+    /// that slash after the sections are chosen) cannot move a URL from one
+    /// section to another between two runs.
+    #[inline]
+    pub fn for_path(&self, path: &[u8]) -> &Config {
+        if self.paths.is_empty() {
+            return self;
+        }
+        self.paths
+            .iter()
+            .find(|p| p.matches(path))
+            .map_or(self, |p| &p.config)
+    }
+
     /// Why the query rules should drop a parameter, if they should.
     #[inline]
     pub(crate) fn drop_param(&self, name: &[u8], value: &[u8]) -> Option<Rule> {
-        let first = name.first()?.to_ascii_lowercase() as usize;
-        let (a, b) = (self.param_first[first], self.param_first[first + 1]);
-        if a == b && self.param_wild.is_empty() {
-            return None;
+        let listed = match name.first() {
+            Some(&b) => {
+                let first = b.to_ascii_lowercase() as usize;
+                let (a, b) = (self.param_first[first], self.param_first[first + 1]);
+                if a == b && self.param_wild.is_empty() {
+                    None
+                } else {
+                    self.drop_param_slow(&self.param_entries[a as usize..b as usize], name, value)
+                }
+            }
+            None => None,
+        };
+        match &self.keep_params {
+            // The allow-list is the last word: a parameter another rule
+            // removes is reported under that rule.
+            Some(keep) if listed.is_none() && self.enabled.has(Rule::KeepParams) => {
+                (!keep.iter().any(|g| g.matches(name))).then_some(Rule::KeepParams)
+            }
+            _ => listed,
         }
-        self.drop_param_slow(&self.param_entries[a as usize..b as usize], name, value)
     }
 
     fn drop_param_slow(
@@ -701,6 +782,7 @@ impl Config {
                         let (n, v) = &self.defaults[i];
                         n.as_slice() == name && v.as_slice() == value
                     }
+                    ParamEntry::Drop(i) => self.drop_params[i].matches(name),
                 }
         };
         // `same_first` is in precedence order: its first match is its best.
@@ -718,6 +800,28 @@ impl Config {
     }
 }
 
+/// The parameter settings of the URLs of one host section (or of the top
+/// level) whose path starts with `prefix`.
+#[derive(Clone, Debug)]
+pub struct PathSection {
+    /// Canonical path bytes; starts with `/`.
+    pub prefix: Vec<u8>,
+    /// The host's configuration with the section's settings on top.
+    pub config: Arc<Config>,
+}
+
+impl PathSection {
+    /// Whether the section is for `path`: `path` starts with the prefix, or
+    /// is the prefix without its final `/`.
+    #[inline]
+    pub fn matches(&self, path: &[u8]) -> bool {
+        path.starts_with(&self.prefix)
+            || (self.prefix.len() > 1
+                && self.prefix.last() == Some(&b'/')
+                && path == &self.prefix[..self.prefix.len() - 1])
+    }
+}
+
 /// One name of a parameter list (an index into it).
 #[derive(Clone, Copy, Debug)]
 enum ParamEntry {
@@ -725,6 +829,7 @@ enum ParamEntry {
     Session(usize),
     State(usize),
     Default(usize),
+    Drop(usize),
 }
 
 impl ParamEntry {
@@ -734,6 +839,7 @@ impl ParamEntry {
             ParamEntry::Tracking(_) => Rule::Tracking,
             ParamEntry::Session(_) | ParamEntry::State(_) => Rule::Session,
             ParamEntry::Default(_) => Rule::DefaultParams,
+            ParamEntry::Drop(_) => Rule::DropParams,
         }
     }
 }
@@ -797,6 +903,16 @@ impl Edit {
 
     fn apply(&self, c: &mut Config) {
         match *self {
+            // The two ways to fold the schemes exclude each other: the
+            // last one switched on wins.
+            Edit::On(Rule::HttpsAsHttp) => {
+                c.enabled.remove(Rule::HttpAsHttps);
+                c.enabled.insert(Rule::HttpsAsHttp);
+            }
+            Edit::On(Rule::HttpAsHttps) => {
+                c.enabled.remove(Rule::HttpsAsHttp);
+                c.enabled.insert(Rule::HttpAsHttps);
+            }
             Edit::On(r) => c.enabled.insert(r),
             Edit::Off(r) => c.enabled.remove(r),
             Edit::TrailingSlash(p) => {
@@ -824,6 +940,43 @@ pub struct RuleSet {
     /// `*.suffix` → index in `hosts` (keyed by `suffix`).
     wildcard: HashMap<Vec<u8>, usize>,
     hosts: Vec<Arc<Config>>,
+    /// `host-aliases`: source host → its aliases, longest path prefix
+    /// first.
+    aliases: HashMap<Vec<u8>, Vec<Alias>>,
+    /// Each rewrite's `id`, by scratch slot (for `--explain`).
+    rewrite_ids: Vec<Option<Box<str>>>,
+}
+
+/// A host alias: URLs of host `from` (the map's key) whose path starts
+/// with `from_prefix` are written with host `to_host` and `to_prefix` in
+/// place of `from_prefix`. Both prefixes start with `/` (a bare host's is
+/// `/`, which every path of an `http` URL starts with).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alias {
+    /// Canonical path bytes the alias replaces.
+    pub from_prefix: Vec<u8>,
+    /// The host written instead (canonical).
+    pub to_host: Vec<u8>,
+    /// The path prefix written instead (canonical).
+    pub to_prefix: Vec<u8>,
+}
+
+impl Alias {
+    /// How many bytes at the start of `path` the alias replaces, when it
+    /// applies: its prefix, or the whole path when that is the prefix
+    /// without its final `/` (`/shop` for `/shop/`: otherwise
+    /// `trailing-slash=add` would make an alias apply on a second run).
+    #[inline]
+    pub fn matched(&self, path: &[u8]) -> Option<usize> {
+        let p = &self.from_prefix;
+        if path.starts_with(p) {
+            Some(p.len())
+        } else if p.len() > 1 && p.last() == Some(&b'/') && path == &p[..p.len() - 1] {
+            Some(path.len())
+        } else {
+            None
+        }
+    }
 }
 
 impl RuleSet {
@@ -844,7 +997,58 @@ impl RuleSet {
             exact: HashMap::new(),
             wildcard: HashMap::new(),
             hosts: Vec::new(),
+            aliases: HashMap::new(),
+            rewrite_ids: Vec::new(),
         }
+    }
+
+    /// Whether the set has host aliases.
+    #[inline]
+    pub fn has_aliases(&self) -> bool {
+        !self.aliases.is_empty()
+    }
+
+    /// Whether the set has host sections.
+    #[inline]
+    pub fn has_hosts(&self) -> bool {
+        !self.hosts.is_empty()
+    }
+
+    /// The alias for a URL of `host` (a trailing dot is ignored) with
+    /// `path`, and how many bytes of the path it replaces.
+    #[inline]
+    pub fn alias(&self, host: &[u8], path: &[u8]) -> Option<(&Alias, usize)> {
+        let list = self.aliases.get(host.strip_suffix(b".").unwrap_or(host))?;
+        list.iter().find_map(|a| a.matched(path).map(|n| (a, n)))
+    }
+
+    /// The `id` of the rewrite rule in scratch slot `slot`, if it has one.
+    pub fn rewrite_id(&self, slot: usize) -> Option<&str> {
+        self.rewrite_ids.get(slot)?.as_deref()
+    }
+
+    pub(crate) fn set_rewrite_ids(&mut self, ids: Vec<Option<Box<str>>>) {
+        self.rewrite_ids = ids;
+    }
+
+    /// Adds the alias of `from` (host), keeping each host's aliases longest
+    /// prefix first. An error for a second alias of the same host and
+    /// prefix.
+    pub(crate) fn add_alias(&mut self, from: Vec<u8>, alias: Alias) -> Result<(), String> {
+        let list = self.aliases.entry(from).or_default();
+        if list.iter().any(|a| a.from_prefix == alias.from_prefix) {
+            return Err("a second alias for the same host and path prefix".into());
+        }
+        list.push(alias);
+        list.sort_by_key(|a| std::cmp::Reverse(a.from_prefix.len()));
+        Ok(())
+    }
+
+    /// Every alias, as (source host, alias).
+    pub fn aliases(&self) -> impl Iterator<Item = (&[u8], &Alias)> {
+        self.aliases
+            .iter()
+            .flat_map(|(h, list)| list.iter().map(move |a| (h.as_slice(), a)))
     }
 
     /// The configuration for every host that no host section names.

@@ -1,6 +1,9 @@
 //! User rewrite rules ("DUST" rules: Different URLs with Similar Text): a
 //! literal or a regular expression and its replacement, applied to the URL
-//! from its path on (`/story?id=12#top`), after every built-in rule.
+//! from its path on (`/story?id=12#top`), or with `scope = "url"` to the
+//! whole URL (`http://m.example.com/story?id=12`), after every built-in
+//! rule. A rule may carry an `id`, which `--explain` prints
+//! (`rewrite:story-id`), so that a learned rule can be traced.
 //!
 //! Every non-overlapping match is replaced, left to right. In a regex
 //! replacement `$1`, `${1}` and `${name}` insert a group and `$$` a dollar.
@@ -26,13 +29,27 @@ enum Piece {
     Group(usize),
 }
 
+/// What part of the URL a rewrite sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// From the path on: `/story?id=12`.
+    #[default]
+    Path,
+    /// The whole URL, scheme and host included (for a path-only request
+    /// target, which has neither, the same as `Path`).
+    Url,
+}
+
 /// One rewrite rule.
 #[derive(Clone, Debug)]
 pub struct Rewrite {
     pattern: Pattern,
     template: Vec<Piece>,
-    /// Slot in the caller's capture scratch.
+    /// Slot in the caller's capture scratch; also the rule's number in
+    /// [`RuleSet::rewrite_id`](super::RuleSet::rewrite_id).
     pub(crate) slot: usize,
+    /// What it sees.
+    pub(crate) scope: Scope,
 }
 
 impl Rewrite {
@@ -45,6 +62,7 @@ impl Rewrite {
             pattern: Pattern::Literal(find.as_bytes().to_vec()),
             template: vec![Piece::Text(replace.as_bytes().to_vec())],
             slot: 0,
+            scope: Scope::Path,
         })
     }
 
@@ -62,7 +80,14 @@ impl Rewrite {
             pattern: Pattern::Regex(re),
             template,
             slot: 0,
+            scope: Scope::Path,
         })
+    }
+
+    /// The rule with scope `scope`.
+    pub fn with_scope(mut self, scope: Scope) -> Rewrite {
+        self.scope = scope;
+        self
     }
 
     /// Appends `input` with every match replaced to `out`; whether any matched.
