@@ -38,7 +38,9 @@
 //! assert!(!r.unchanged);
 //! ```
 //!
-//! The `rfc3986` profile adds escape normalization that keeps the meaning:
+//! The `rfc3986` profile adds escape normalization that keeps the meaning,
+//! and its output is a URI by the grammar of RFC 3986 (the characters it
+//! excludes are percent-encoded):
 //!
 //! ```
 //! use canonurl::{Canonicalizer, Profile};
@@ -47,6 +49,9 @@
 //! let mut out = Vec::new();
 //! c.canonicalize_into(b"HTTP://Example.COM:80/a/./b/../%7euser?q=%2f", &mut out).unwrap();
 //! assert_eq!(out, b"http://example.com/a/~user?q=%2F");
+//! out.clear();
+//! c.canonicalize_into(b"http://example.com/?x[y]=1", &mut out).unwrap();
+//! assert_eq!(out, b"http://example.com/?x%5By%5D=1");
 //! ```
 //!
 //! A base URL is parsed once and resolves many relative references; without
@@ -200,7 +205,7 @@
 //! bytes --> url::fast     already-canonical http(s)/file? one scan per component, one copy
 //!       --> url::parser   otherwise the WHATWG state machine, writing the href directly
 //!       --> url::host     domain / IPv4 / IPv6 / opaque host; IDNA slow path (idna crate)
-//!       --> canon::rfc3986  escape normalization (rfc3986 profile only)
+//!       --> canon::rfc3986  escape normalization, RFC 3986 grammar (rfc3986 profile only)
 //!       --> caller's Vec<u8> or bumpalo arena, with Parts offsets
 //! ```
 //!

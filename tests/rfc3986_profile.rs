@@ -7,9 +7,10 @@
 //! §6.2.2.2 (an escaped unreserved character `ALPHA DIGIT - . _ ~` is
 //! equivalent to the character itself), §2.2 (escaping a reserved character
 //! changes the meaning, so `%2F`, `%3F`, ... stay). Malformed escapes are not
-//! escapes and stay as they are. The `whatwg` expectations are written from
-//! the URL Standard and, where the input is UTF-8, also checked against
-//! `ada-url` so that a wrong expectation is caught as such.
+//! escapes: their `%` is data, written `%25` (§2.4). The `whatwg`
+//! expectations are written from the URL Standard and, where the input is
+//! UTF-8, also checked against `ada-url` so that a wrong expectation is
+//! caught as such.
 
 use canonurl::{Base, Canonicalizer, Profile, Reason, Reject};
 
@@ -90,12 +91,17 @@ const ESCAPES: &[(&str, &str, &str)] = &[
     ("foo://h%2f/", "foo://h%2f/", "foo://h%2F/"),
     // A special URL's host is percent-decoded (and lower-cased) already.
     ("http://%61B.com/", "http://ab.com/", "http://ab.com/"),
-    // Malformed escapes are not escapes: untouched.
-    ("http://a/%zz%4/%", "http://a/%zz%4/%", "http://a/%zz%4/%"),
+    // Malformed escapes are not escapes: the URL Standard keeps them, and
+    // RFC 3986 writes their `%` as `%25` (§2.4, Appendix A `pct-encoded`).
+    (
+        "http://a/%zz%4/%",
+        "http://a/%zz%4/%",
+        "http://a/%25zz%254/%25",
+    ),
     (
         "http://a/%4g?%x#%",
         "http://a/%4g?%x#%",
-        "http://a/%4g?%x#%",
+        "http://a/%254g?%25x#%25",
     ),
     // %25 is an escaped "%" and stays; what follows it is data.
     (

@@ -27,7 +27,12 @@ pub enum Profile {
     Whatwg,
     /// `Whatwg`, plus RFC 3986 §6.2.2 normalization that keeps the meaning:
     /// percent-escape hex digits upper-cased and escaped unreserved characters
-    /// (`ALPHA DIGIT - . _ ~`) decoded, in every component.
+    /// (`ALPHA DIGIT - . _ ~`) decoded, in every component, and an opaque
+    /// host (a non-special URL's) lower-cased. The output is a URI by the
+    /// grammar of RFC 3986 Appendix A: the characters it excludes and the URL
+    /// Standard leaves (`"` `<` `>` `\` `^` `` ` `` `{` `|` `}`, `[` `]`
+    /// outside an IP literal, space in an opaque path, a fragment's second
+    /// `#`) are percent-encoded, and a `%` that starts no escape is `%25`.
     #[default]
     #[cfg_attr(
         feature = "cli",
@@ -385,7 +390,8 @@ impl Canonicalizer {
             match parser::parse(input, base, mode, out, &mut self.scratch) {
                 Ok(mut parts) => {
                     if rfc3986 {
-                        rfc3986::normalize_escapes(out, start, &mut parts);
+                        let tail = &mut self.scratch.rfc3986_tail;
+                        rfc3986::normalize(out, start, &mut parts, tail);
                     }
                     debug_assert!(parts.is_consistent(&out[start..]));
                     let unchanged = &out[start..] == input;
@@ -517,7 +523,7 @@ impl Canonicalizer {
         out.truncate(start);
         match parser::parse(&self.reparse, None, mode, out, &mut self.scratch) {
             Ok(mut parts) => {
-                rfc3986::normalize_escapes(out, start, &mut parts);
+                rfc3986::normalize(out, start, &mut parts, &mut self.scratch.rfc3986_tail);
                 canonical.parts = parts;
                 Ok(true)
             }

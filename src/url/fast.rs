@@ -6,7 +6,8 @@
 //! scanned sixteen bytes a step ([`find_with`], with SSSE3 where the CPU has
 //! it) for the bytes that could need a change (upper case in the host, a dot
 //! segment, a byte to percent-encode, userinfo, an IP address, an escape the
-//! `rfc3986` profile would rewrite, ...), and at the first one it returns
+//! `rfc3986` profile would rewrite or a byte it would escape, ...), and at
+//! the first one it returns
 //! `None`; the general parser then starts over. Returning `None` is always
 //! safe, so the checks err on the side of caution. `tests/random.rs` checks
 //! that both paths give the same bytes and parts on every input (a leading
@@ -17,14 +18,16 @@ use super::host::ends_in_a_number;
 use super::parts::{Parts, ABSENT};
 use super::simd::{
     dispatch, find_path_run_with, find_with, members, ByteSet, CanonicalDomainStop,
-    CanonicalFragmentStop, CanonicalQueryStop, Chunk, Job, SpecialPathSet, SpecialPathSetPercent,
+    CanonicalFragmentStop, CanonicalQueryStop, Chunk, Job, Rfc3986FragmentStop, Rfc3986PathStop,
+    Rfc3986QueryStop, SpecialPathSet,
 };
 
 /// Checks the `%` at `i` and returns the index after it. With
 /// `STRICT` (the `rfc3986` profile), an escape of an unreserved character
-/// would be decoded, so it is not canonical; an escape with lower-case hex
-/// is taken, and `lower` set: the caller upper-cases it in the copy, the
-/// only change the profile makes to it (`%3a` → `%3A`).
+/// would be decoded and a `%` that starts no escape written `%25`, so
+/// neither is canonical; an escape with lower-case hex is taken, and
+/// `lower` set: the caller upper-cases it in the copy, the only change the
+/// profile makes to it (`%3a` → `%3A`).
 #[inline(always)]
 fn escape<const STRICT: bool>(input: &[u8], i: usize, lower: &mut bool) -> Option<usize> {
     if !STRICT {
@@ -42,8 +45,7 @@ fn escape<const STRICT: bool>(input: &[u8], i: usize, lower: &mut bool) -> Optio
                 Some(i + 3)
             }
         }
-        // A malformed escape stays as it is in every profile.
-        _ => Some(i + 1),
+        _ => None,
     }
 }
 
@@ -145,10 +147,10 @@ pub fn canonical_target(
 
 /// Upper-cases the hex digits of every escape in `bytes` (a path, query and
 /// fragment the fast path took): RFC 3986 §6.2.2.1, as
-/// `canon::rfc3986::normalize_escapes` does for the general parser. A `%`
-/// not followed by two hex digits is no escape and is left alone; the fast
-/// path has already turned away escapes of unreserved bytes, which that
-/// function would decode.
+/// `canon::rfc3986::normalize` does for the general parser. A `%` not
+/// followed by two hex digits is no escape and is left alone (the fast path
+/// has already turned away such a `%`, and escapes of unreserved bytes,
+/// which that function would rewrite).
 #[cold]
 #[inline(never)]
 fn upper_case_escapes(bytes: &mut [u8]) {
@@ -333,9 +335,10 @@ fn path_query_fragment<const STRICT: bool, C: Chunk>(
     i += 1;
     loop {
         // Stops at a byte to escape, `\`, `?`, `#`, and at a `.` or `%` that
-        // starts a segment (`%` everywhere when escapes are checked).
+        // starts a segment (`%` everywhere when escapes are checked, and the
+        // bytes RFC 3986 excludes that the URL Standard leaves: `[ ] |`).
         i = if STRICT {
-            find_path_run_with::<SpecialPathSetPercent, C>(chunk, input, i, usize::MAX)
+            find_path_run_with::<Rfc3986PathStop, C>(chunk, input, i, usize::MAX)
         } else {
             find_path_run_with::<SpecialPathSet, C>(chunk, input, i, usize::MAX)
         };
@@ -360,7 +363,14 @@ fn path_query_fragment<const STRICT: bool, C: Chunk>(
         query_start = i as u32;
         i += 1;
         loop {
-            i = find_with::<CanonicalQueryStop, C>(chunk, input, i);
+            // Strict: also the bytes RFC 3986 excludes, which `rfc3986`
+            // escapes (`?x[y]=1`, PHP's array parameters): left to the
+            // general parser, as rare in logs as they are.
+            i = if STRICT {
+                find_with::<Rfc3986QueryStop, C>(chunk, input, i)
+            } else {
+                find_with::<CanonicalQueryStop, C>(chunk, input, i)
+            };
             match input.get(i) {
                 None | Some(b'#') => break,
                 Some(b'%') => i = escapes::<STRICT>(input, i, &mut lower)?,
@@ -374,7 +384,12 @@ fn path_query_fragment<const STRICT: bool, C: Chunk>(
         fragment_start = i as u32;
         i += 1;
         loop {
-            i = find_with::<CanonicalFragmentStop, C>(chunk, input, i);
+            // Strict: also a second `#` and the bytes RFC 3986 excludes.
+            i = if STRICT {
+                find_with::<Rfc3986FragmentStop, C>(chunk, input, i)
+            } else {
+                find_with::<CanonicalFragmentStop, C>(chunk, input, i)
+            };
             match input.get(i) {
                 None => break,
                 Some(b'%') => i = escapes::<STRICT>(input, i, &mut lower)?,
@@ -461,6 +476,54 @@ mod tests {
         }
     }
 
+    /// What `rfc3986` escapes and the URL Standard leaves in a canonical
+    /// URL (the bytes RFC 3986 excludes, a fragment's second `#`, a `%`
+    /// that starts no escape): taken in `whatwg`, left to the general
+    /// parser in `rfc3986`, and the public result is the general parser's.
+    #[test]
+    fn rfc3986_escaped_bytes_are_left_to_the_general_parser() {
+        let mut c = Canonicalizer::new(Profile::Rfc3986);
+        let mut inputs: Vec<Vec<u8>> = Vec::new();
+        for b in b"[]|%".iter() {
+            inputs.push([&b"http://a/p"[..], &[*b], b"q"].concat());
+        }
+        for b in b"[\\]^`{|}%".iter() {
+            inputs.push([&b"http://a/?p"[..], &[*b], b"q"].concat());
+            inputs.push([&b"/?p"[..], &[*b], b"q"].concat());
+        }
+        for b in b"[\\]^{|}#%".iter() {
+            inputs.push([&b"http://a/#p"[..], &[*b], b"q"].concat());
+            inputs.push([&b"/#p"[..], &[*b], b"q"].concat());
+        }
+        for input in &inputs {
+            let input = &input[..];
+            let shown = String::from_utf8_lossy(input);
+            let mut out = Vec::new();
+            let (whatwg, rfc3986) = if input[0] == b'/' {
+                let whatwg = canonical_target(input, false, &mut out).is_some();
+                (whatwg, canonical_target(input, true, &mut out))
+            } else {
+                let whatwg = canonical_http(input, false, &mut out).is_some();
+                (whatwg, canonical_http(input, true, &mut out))
+            };
+            assert!(whatwg, "{shown}");
+            assert!(rfc3986.is_none(), "{shown}");
+            let (mut public, mut slow) = (Vec::new(), Vec::new());
+            if input[0] == b'/' {
+                c.canonicalize_target(input, &mut public).unwrap();
+                let url = [&b" http://h"[..], input].concat();
+                c.canonicalize_into(&url, &mut slow).unwrap();
+                assert_eq!(&slow[8..], &public[..], "{shown}");
+            } else {
+                c.canonicalize_into(input, &mut public).unwrap();
+                c.canonicalize_into(&[&b" "[..], input].concat(), &mut slow)
+                    .unwrap();
+                assert_eq!(slow, public, "{shown}");
+            }
+            assert!(public.windows(3).any(|w| w[0] == b'%'), "{shown}");
+        }
+    }
+
     #[test]
     fn rfc3986_escapes_are_checked() {
         let mut out = Vec::new();
@@ -478,15 +541,12 @@ mod tests {
     /// the general parser (forced by a leading space) writes them.
     #[test]
     fn rfc3986_lower_case_escapes_are_upper_cased() {
-        let cases: [&[u8]; 8] = [
+        let cases: [&[u8]; 5] = [
             b"http://a/%2f",
             b"https://a.example/%c3%a9/x?q=%3a%2F#%e2%80%99",
-            b"http://a/%zz%2f%",
-            b"http://a/%%2f",
-            b"http://a/p?%2f%",
+            b"http://a/%2f%25",
             b"/%d9%81%D8?redirect=https%3a%2f%2fb",
-            b"/a%2fb#%",
-            b"/%2f%4",
+            b"/a%2fb#%3f",
         ];
         let mut c = Canonicalizer::new(Profile::Rfc3986);
         for input in cases {

@@ -53,6 +53,8 @@ pub struct Scratch {
     pub host: Vec<u8>,
     /// Output buffer for `Canonicalizer::canonicalize_in`.
     pub arena_out: Vec<u8>,
+    /// The part of a URL that `rfc3986` normalization rewrites.
+    pub rfc3986_tail: Vec<u8>,
 }
 
 /// A failure inside the parser: the reason and the offset in the cleaned input.

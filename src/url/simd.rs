@@ -607,15 +607,27 @@ byte_sets! {
     /// The path percent-encode set with `\`: what ends a plain run in a
     /// special URL's path (with [`find_path_run`]).
     SpecialPathSet: below 0x21, b"\"#<>?^`{}\\";
-    /// The same with `%`, for the `rfc3986` fast path, where every escape is
-    /// checked.
-    SpecialPathSetPercent: below 0x21, b"\"#<>?^`{}\\%";
+    /// The same with `%` and the bytes RFC 3986 excludes that the path
+    /// percent-encode set leaves (`[ ] |`), for the `rfc3986` fast path,
+    /// where every escape is checked and those bytes are escaped.
+    Rfc3986PathStop: below 0x21, b"\"#<>?^`{}\\%[]|";
     /// Where the query of an already-canonical special URL needs a look: the
     /// special-query set and `%`.
     CanonicalQueryStop: below 0x21, b"\"#<>'%";
     /// Where the fragment of an already-canonical URL needs a look: the
     /// fragment set and `%`.
     CanonicalFragmentStop: below 0x21, b"\"<>`%";
+    /// [`CanonicalQueryStop`] for the `rfc3986` profile, which also escapes
+    /// the bytes RFC 3986 excludes that the special-query set leaves:
+    /// `[ \ ] ^ { | }` and the grave accent.
+    Rfc3986QueryStop: below 0x21, b"\"#<>'%[\\]^`{|}";
+    /// Where `rfc3986` changes a fragment, or its fast path takes a look:
+    /// every byte RFC 3986 excludes, `#` (only the first one delimits) and
+    /// `%`.
+    Rfc3986FragmentStop: below 0x21, b"\"#<>`%[\\]^{|}";
+    /// Where `rfc3986` changes any other component (an IP literal's
+    /// brackets aside): every byte RFC 3986 excludes and `%`.
+    Rfc3986Stop: below 0x21, b"\"<>`%[\\]^{|}";
     /// Where the authority of a non-special URL ends.
     AuthorityEnd: below 0, b"/?#";
     /// Where the authority of a special URL ends.
@@ -654,6 +666,18 @@ mod tests {
                 is(b, PATH) || b == b'/' || b == b'\\'
             );
             assert_eq!(SpecialPathSet::TABLE[i], is(b, PATH) || b == b'\\');
+            // RFC 3986 Appendix A allows, somewhere in a URI, only
+            // unreserved, reserved (`[ ]` in an IP literal only) and `%`.
+            let excluded = !(b.is_ascii_alphanumeric() || b"-._~:/?#@!$&'()*+,;=%".contains(&b));
+            let strict = |set: bool| excluded || b == b'%' || set;
+            assert_eq!(Rfc3986Stop::TABLE[i], strict(false), "{b:#x}");
+            assert_eq!(Rfc3986FragmentStop::TABLE[i], strict(b == b'#'), "{b:#x}");
+            assert_eq!(
+                Rfc3986QueryStop::TABLE[i],
+                strict(is(b, SPECIAL_QUERY)),
+                "{b:#x}"
+            );
+            assert_eq!(Rfc3986PathStop::TABLE[i], strict(is(b, PATH)), "{b:#x}");
             assert_eq!(TabNewline::TABLE[i], matches!(b, b'\t' | b'\n' | b'\r'));
             let domain_byte =
                 b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b'_');
@@ -673,9 +697,12 @@ mod tests {
         }
         check::<CanonicalDomainStop>("CanonicalDomainStop");
         check::<SpecialPathSet>("SpecialPathSet");
-        check::<SpecialPathSetPercent>("SpecialPathSetPercent");
+        check::<Rfc3986PathStop>("Rfc3986PathStop");
         check::<CanonicalQueryStop>("CanonicalQueryStop");
         check::<CanonicalFragmentStop>("CanonicalFragmentStop");
+        check::<Rfc3986QueryStop>("Rfc3986QueryStop");
+        check::<Rfc3986FragmentStop>("Rfc3986FragmentStop");
+        check::<Rfc3986Stop>("Rfc3986Stop");
         check::<UserinfoSet>("UserinfoSet");
         check::<TabNewline>("TabNewline");
         fn check_path<S: ByteSet>(name: &str) {
@@ -694,7 +721,7 @@ mod tests {
         }
         check_path::<PathSet>("PathSet");
         check_path::<SpecialPathSet>("SpecialPathSet");
-        check_path::<SpecialPathSetPercent>("SpecialPathSetPercent");
+        check_path::<Rfc3986PathStop>("Rfc3986PathStop");
     }
 
     /// The path-run search against its scalar twin: every byte value at
@@ -744,7 +771,7 @@ mod tests {
         }
         check::<PathSet>("PathSet");
         check::<SpecialPathSet>("SpecialPathSet");
-        check::<SpecialPathSetPercent>("SpecialPathSetPercent");
+        check::<Rfc3986PathStop>("Rfc3986PathStop");
     }
 
     /// The SIMD search against the table scan: every set, every byte value,
