@@ -12,7 +12,8 @@
 //!
 //! Exit status (as ripgrep's): 0 when everything was read (rejected lines
 //! included, and when stdout is closed early); 1 when `--strict` saw a
-//! rejected line or `--max-reject-rate` was exceeded; 2 on a usage error or
+//! rejected line, `--max-reject-rate` was exceeded or `--fail-if-empty`
+//! saw no URL written; 2 on a usage error or
 //! when an input could not be read to its end, or the output not written.
 
 use std::ffi::OsString;
@@ -295,6 +296,13 @@ struct Cli {
     #[arg(long, value_name = "RATE", value_parser = parse_rate, help_heading = "Diagnostics")]
     max_reject_rate: Option<f64>,
 
+    /// Exit with status 1 when no URL was written.
+    ///
+    /// Without it such a run exits 0, and says on stderr what became of
+    /// the lines when there were any.
+    #[arg(long, help_heading = "Diagnostics")]
+    fail_if_empty: bool,
+
     /// Progress on stderr.
     ///
     /// `auto`: a bar when stderr is a terminal that neither the output nor
@@ -351,7 +359,7 @@ and writes it to stdout: one per record, unique, or counted. Every line is \
 emitted, skipped or rejected with a reason; diagnostics go to stderr.
 
 Exit status: 0 when every input was read (rejected lines included); 1 when \
---strict or --max-reject-rate fails the run; 2 on a usage error, an input \
+--strict, --max-reject-rate or --fail-if-empty fails the run; 2 on a usage error, an input \
 that could not be read to its end, or output that could not be written.";
 
 const EXAMPLES: &str = "\
@@ -565,7 +573,39 @@ fn run(cli: Cli) -> Result<u8, String> {
         );
     }
     report(&cli, &summary)?;
+    if let Some(message) = nothing_written(&summary.stats) {
+        eprintln!("{message}");
+    }
     Ok(exit_code(&cli, &summary))
+}
+
+/// What became of the lines of a run that wrote no URL although its input
+/// had lines that were not empty: a run that produced nothing useful must
+/// not pass for one that did (a `-f` that matches nothing, JSON fields no
+/// preset knows, a list of rejects). `None` when a URL was written or
+/// there was nothing to read.
+fn nothing_written(s: &pipeline::stats::Stats) -> Option<String> {
+    let empty = s.skipped[0];
+    if s.emitted > 0 || s.lines == empty {
+        return None;
+    }
+    let mut why: Vec<String> = canonurl::log::Skip::ALL
+        .iter()
+        .zip(s.skipped)
+        .filter(|&(_, n)| n > 0)
+        .map(|(skip, n)| format!("{n} skipped ({})", skip.name()))
+        .collect();
+    why.extend(
+        s.rejected
+            .iter()
+            .map(|(name, n)| format!("{n} rejected ({name})")),
+    );
+    Some(format!(
+        "canonurl: no URL written: {} lines read, {}; check -f (--log-format) and --field \
+         (--fail-if-empty makes this exit 1)",
+        s.lines,
+        why.join(", ")
+    ))
 }
 
 /// `completions SHELL` and `man`.
@@ -615,6 +655,9 @@ fn exit_code(cli: &Cli, summary: &Summary) -> u8 {
             );
             return EXIT_REJECTS;
         }
+    }
+    if cli.fail_if_empty && s.emitted == 0 {
+        return EXIT_REJECTS;
     }
     0
 }

@@ -1341,3 +1341,43 @@ fn field_referer_and_both() {
         ["/a\thttp://ref.example/~x", "/no-referer\t"]
     );
 }
+
+/// A run whose lines all end skipped or rejected says so on stderr, even
+/// with `--quiet`, and exits 0 unless `--fail-if-empty`; a run that wrote a
+/// URL, or read only empty lines, says nothing of the kind.
+#[test]
+fn a_run_that_writes_no_url_says_so() {
+    let no_request = "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"-\" 408 0 \"-\" \"-\"\n";
+    let input = format!("{no_request}{no_request}");
+    let o = canonurl(&["-f", "combined", "--quiet"], input.as_bytes());
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(o.stdout.is_empty());
+    assert_eq!(
+        err(&o),
+        "canonurl: no URL written: 2 lines read, 2 skipped (no-request); check -f \
+         (--log-format) and --field (--fail-if-empty makes this exit 1)\n"
+    );
+    let o = canonurl(&["-f", "combined", "--fail-if-empty"], input.as_bytes());
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    // Rejects are named by their reason.
+    let o = canonurl(&["-f", "plain", "--quiet"], b"http://[\n\nhttp://a b/\n");
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        err(&o),
+        "canonurl: no URL written: 3 lines read, 1 skipped (empty-line), \
+         1 rejected (forbidden-domain-code-point), 1 rejected (unclosed-ipv6); check -f \
+         (--log-format) and --field (--fail-if-empty makes this exit 1)\n"
+    );
+    // One URL written: no such message, and --fail-if-empty passes.
+    let o = canonurl(
+        &["-f", "plain", "--fail-if-empty"],
+        b"http://[\nhttp://a/\n",
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!err(&o).contains("no URL written"), "{}", err(&o));
+    // Only empty lines: nothing to say, but --fail-if-empty still fails.
+    let o = canonurl(&["-f", "plain"], b"\n\n");
+    assert_eq!((o.status.code(), err(&o).as_str()), (Some(0), ""));
+    let o = canonurl(&["-f", "plain", "--fail-if-empty"], b"");
+    assert_eq!(o.status.code(), Some(1));
+}
