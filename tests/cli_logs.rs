@@ -1381,3 +1381,32 @@ fn a_run_that_writes_no_url_says_so() {
     let o = canonurl(&["-f", "plain", "--fail-if-empty"], b"");
     assert_eq!(o.status.code(), Some(1));
 }
+
+/// nginx and Apache behind a proxy or CDN log an X-Forwarded-For list as the
+/// client: `auto` reads such a log as combined (the targets stay path-only),
+/// never as vhost with client addresses for hosts, and `-f vhost` rejects
+/// lines that have no virtual host instead of taking the client for one.
+#[test]
+fn forwarded_for_lists_are_clients_not_hosts() {
+    let log = "203.0.113.7, 10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /a HTTP/1.1\" 200 2 \"-\" \"ua\"\n\
+               198.51.100.2, 10.0.0.1 - - [10/Oct/2000:13:55:37 -0700] \"GET /b?x=1 HTTP/1.1\" 200 2 \"-\" \"ua\"\n";
+    let o = canonurl(&[], log.as_bytes());
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(text(&o.stdout), "/a\n/b?x=1\n");
+    let o = canonurl(&["-f", "vhost", "--quiet"], log.as_bytes());
+    assert!(o.stdout.is_empty(), "{}", text(&o.stdout));
+    assert!(err(&o).contains("2 rejected (bad-host)"), "{}", err(&o));
+    let common = "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /a HTTP/1.1\" 200 2\n";
+    let o = canonurl(&["-f", "vhost", "--quiet"], common.as_bytes());
+    assert!(o.stdout.is_empty(), "{}", text(&o.stdout));
+    assert!(
+        err(&o).contains("1 rejected (malformed-record)"),
+        "{}",
+        err(&o)
+    );
+    // A virtual host followed by a client list is read.
+    let both = "shop.example:443 203.0.113.7, 10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /a HTTP/1.1\" 200 2\n";
+    let o = canonurl(&[], both.as_bytes());
+    // (port 443: https.)
+    assert_eq!(text(&o.stdout), "https://shop.example/a\n");
+}

@@ -71,6 +71,13 @@ impl ClfExtractor {
         // The `[` is a few tens of bytes in: sixteen-byte steps, inlined,
         // cost less there than a `memchr` call.
         let open = find::<OpenBracket>(line, start);
+        // `%v %h %l %u [`: without a fourth field before the time, the first
+        // one is the client, and taking it for the host would put client
+        // addresses in every URL. An X-Forwarded-For list (`a, b`) is one
+        // field.
+        if self.vhost && open < line.len() && fields_before(&line[start..open]) < 3 {
+            return Line::Error(LineError::Malformed, base);
+        }
         let after_time = if open == line.len() {
             start
         } else if line.get(open + TIME_LEN - 1) == Some(&b']') {
@@ -157,8 +164,21 @@ impl ByteSet for OpenBracket {
     const BYTES: &'static [u8] = b"[";
 }
 
+/// The space-separated fields of `s`, an X-Forwarded-For list
+/// (`203.0.113.7, 10.0.0.1`) counting as one.
+#[cold]
+fn fields_before(s: &[u8]) -> usize {
+    s.split(|&b| b == b' ')
+        .filter(|f| !f.is_empty() && f.last() != Some(&b','))
+        .count()
+}
+
 /// Splits `%v[:%p]` into `out.host` and `out.port`.
 fn split_vhost(v: &[u8], out: &mut Extracted) -> Result<(), LineError> {
+    // A client list (`203.0.113.7, 10.0.0.1 - - [...]`): a host holds no `,`.
+    if v.last() == Some(&b',') {
+        return Err(LineError::BadHost);
+    }
     // A port is the digits after the last `:`, unless that colon is inside
     // an IPv6 literal (`[::1]` has its colons before the `]`).
     let colon = memchr::memrchr(b':', v).filter(|&c| !v[c..].contains(&b']'));
@@ -273,6 +293,26 @@ mod tests {
         assert_eq!(
             run(true, Field::Request, line).0,
             Line::Error(LineError::BadHost, 0)
+        );
+        // Behind a proxy: the client field is a list, after the host or
+        // instead of it.
+        let line = br#"h.example:443 203.0.113.7, 10.0.0.1 - - [t] "GET /x HTTP/1.1" 200 1"#;
+        let (r, ex) = run(true, Field::Request, line);
+        assert_eq!(r, Line::Record);
+        assert_eq!(
+            (ex.host.as_slice(), ex.port),
+            (&b"h.example"[..], Some(443))
+        );
+        let line = br#"203.0.113.7, 10.0.0.1 - - [t] "GET /x HTTP/1.1" 200 1"#;
+        assert_eq!(
+            run(true, Field::Request, line).0,
+            Line::Error(LineError::BadHost, 0)
+        );
+        // A line without a virtual host: its client is no host.
+        let line = br#"1.2.3.4 - - [t] "GET /x HTTP/1.1" 200 1"#;
+        assert_eq!(
+            run(true, Field::Request, line).0,
+            Line::Error(LineError::Malformed, 0)
         );
     }
 

@@ -135,17 +135,30 @@ fn shape(line: &[u8]) -> Shape {
     if let Some(open) = memchr(b'[', body) {
         if let Some(close) = memmem::find(&body[open..], b"] \"") {
             let before = &body[..open];
-            let tokens = before
+            // Behind a proxy or CDN the client field is an X-Forwarded-For
+            // list (`203.0.113.7, 10.0.0.1`): its addresses are one field,
+            // and a list first is a client, never a virtual host (a host
+            // holds no `,`).
+            let mut tokens = 0;
+            let mut client_list_first = false;
+            for (i, f) in before
                 .split(|&b| b == b' ')
                 .filter(|f| !f.is_empty())
-                .count();
+                .enumerate()
+            {
+                if f.last() == Some(&b',') {
+                    client_list_first |= i == 0;
+                } else {
+                    tokens += 1;
+                }
+            }
             let after = &body[open + close + 3..];
             // The referer is the second quoted field after the time.
             let referer = memchr(b'"', after)
                 .and_then(|q| memchr(b'"', &after[q + 1..]))
                 .is_some();
             return Shape::Clf {
-                vhost: tokens >= 4,
+                vhost: tokens >= 4 && !client_list_first,
                 referer,
             };
         }
@@ -188,6 +201,19 @@ mod tests {
         );
         assert_eq!(
             d("h.example:80 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 2\n"),
+            Some(LogFormat::Vhost)
+        );
+        // X-Forwarded-For lists are clients, not virtual hosts.
+        assert_eq!(
+            d("203.0.113.7, 10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /a HTTP/1.1\" 200 2 \"-\" \"ua\"\n"),
+            Some(LogFormat::Combined)
+        );
+        assert_eq!(
+            d("203.0.113.7, 10.0.0.1, 10.0.0.2 - - [10/Oct/2000:13:55:36 -0700] \"GET /a HTTP/1.1\" 200 2\n"),
+            Some(LogFormat::Common)
+        );
+        assert_eq!(
+            d("h.example:443 203.0.113.7, 10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /a HTTP/1.1\" 200 2\n"),
             Some(LogFormat::Vhost)
         );
         assert_eq!(
