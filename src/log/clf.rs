@@ -122,6 +122,12 @@ impl ClfExtractor {
                     out.has_target = true;
                     found = true;
                 }
+                // `"-"` is a record without a request only in a record: a
+                // line with no `[time]` whose first quoted field is `-` is
+                // some other text.
+                Ok(Request::Absent) if open == line.len() => {
+                    return Line::Error(LineError::Malformed, base + q);
+                }
                 Ok(Request::Absent) => skip = Skip::NoRequest,
                 Err(e) => return Line::Error(e, base + q + 1),
             }
@@ -307,6 +313,18 @@ mod tests {
         assert_eq!(
             run(true, Field::Request, line).0,
             Line::Error(LineError::BadHost, 0)
+        );
+        // `"-"` with no `[time]` before it is no record without a request,
+        // but no record at all.
+        let line = br#"some text "-" and more"#;
+        assert_eq!(
+            run(false, Field::Request, line).0,
+            Line::Error(LineError::Malformed, 10)
+        );
+        let line = br#"1.2.3.4 - - [t] "-" 408 0"#;
+        assert_eq!(
+            run(false, Field::Request, line).0,
+            Line::Skip(Skip::NoRequest)
         );
         // A line without a virtual host: its client is no host.
         let line = br#"1.2.3.4 - - [t] "GET /x HTTP/1.1" 200 1"#;
