@@ -20,11 +20,9 @@
 
 mod common;
 
-use std::sync::Arc;
-
-use canonurl::canon::rules::{file, Edit, Rule, RuleMask};
+use canonurl::canon::rules::{Rule, RuleMask};
 use canonurl::{Canonical, Canonicalizer, Parts, Profile, Reject, ABSENT};
-use common::{read_lines, shared_data_or_skip, show, wpt_inputs_with_bases};
+use common::{canon, read_lines, shared_data_or_skip, show, with_rules, wpt_inputs_with_bases};
 
 /// The opt-in rules, on top of `aggressive`: every rule on but
 /// `http-as-https`, which excludes `https-as-http` (its table cases and an
@@ -82,26 +80,6 @@ const NO_REWRITE_FILE: &str = r#"
 state-params = ["back"]
 defaults = { sort = "ascending", q = "a%20b" }
 "#;
-
-/// A `profile` canonicalizer whose rules are the profile's tier, the rules
-/// file `toml` and the `--rule`-style `edits`.
-fn with_rules(profile: Profile, toml: Option<&str>, edits: &str) -> Canonicalizer {
-    let edits = Edit::parse_list(edits).unwrap_or_else(|e| panic!("edits {edits:?}: {e}"));
-    let set = file::build(profile.rule_mask(), toml, &edits)
-        .unwrap_or_else(|e| panic!("rules file / edits {edits:?}: {e}"));
-    Canonicalizer::new(profile).with_rules(Arc::new(set))
-}
-
-/// Canonicalizes an input that starts with `/` as a request target, anything
-/// else as a URL.
-fn canon(c: &mut Canonicalizer, input: &[u8], out: &mut Vec<u8>) -> Result<Canonical, Reject> {
-    out.clear();
-    if input.first() == Some(&b'/') {
-        c.canonicalize_target(input, out)
-    } else {
-        c.canonicalize_into(input, out)
-    }
-}
 
 /// Canonicalizes an output again, the way it was written: path-only output
 /// as a request target, the rest as a URL.

@@ -20,30 +20,9 @@
 
 mod common;
 
-use std::sync::Arc;
-
-use canonurl::canon::rules::{file, Edit, Rule, RuleMask};
-use canonurl::{Canonical, Canonicalizer, Profile, Reject, ABSENT};
-use common::{read_lines, run_canonurl, shared_data_or_skip, show};
-
-/// A `profile` canonicalizer with the rules file `toml` and the
-/// `--rule`-style `edits`.
-fn with_rules(profile: Profile, toml: &str, edits: &str) -> Canonicalizer {
-    let edits = Edit::parse_list(edits).unwrap_or_else(|e| panic!("edits {edits:?}: {e}"));
-    let set = file::build(profile.rule_mask(), Some(toml), &edits)
-        .unwrap_or_else(|e| panic!("rules file: {e}\n{toml}"));
-    Canonicalizer::new(profile).with_rules(Arc::new(set))
-}
-
-/// Canonicalizes `input` (a request target when it starts with `/`).
-fn canon(c: &mut Canonicalizer, input: &[u8], out: &mut Vec<u8>) -> Result<Canonical, Reject> {
-    out.clear();
-    if input.first() == Some(&b'/') {
-        c.canonicalize_target(input, out)
-    } else {
-        c.canonicalize_into(input, out)
-    }
-}
+use canonurl::canon::rules::{file, Rule, RuleMask};
+use canonurl::{Canonicalizer, Profile, ABSENT};
+use common::{canon, read_lines, run_canonurl, shared_data_or_skip, show, with_rules};
 
 /// The output of `input` and the rules that fired; panics on a reject.
 fn run(c: &mut Canonicalizer, input: &str) -> (String, RuleMask) {
@@ -112,7 +91,7 @@ keep-params = ["id"]
 
 #[test]
 fn params_are_scoped_to_hosts_and_path_prefixes() {
-    let mut c = with_rules(Profile::Safe, SCOPED, "");
+    let mut c = with_rules(Profile::Safe, Some(SCOPED), "");
     check(
         &mut c,
         &[
@@ -174,7 +153,7 @@ fn params_are_scoped_to_hosts_and_path_prefixes() {
 
 #[test]
 fn param_rules_can_be_switched_off() {
-    let mut c = with_rules(Profile::Safe, SCOPED, "-keep-params,-drop-params");
+    let mut c = with_rules(Profile::Safe, Some(SCOPED), "-keep-params,-drop-params");
     check(
         &mut c,
         &[
@@ -187,7 +166,7 @@ fn param_rules_can_be_switched_off() {
     );
     // Per host, and the path sections follow the host's switches.
     let toml = format!("{SCOPED}rules = [\"-keep-params\"]\n");
-    let mut c = with_rules(Profile::Safe, &toml, "");
+    let mut c = with_rules(Profile::Safe, Some(&toml), "");
     check(
         &mut c,
         &[
@@ -213,7 +192,7 @@ fn path_sections_see_the_path_after_the_path_rules() {
 prefix = "/shop/"
 keep-params = ["id"]
 "#;
-    let mut c = with_rules(Profile::Aggressive, toml, "+lowercase-path");
+    let mut c = with_rules(Profile::Aggressive, Some(toml), "+lowercase-path");
     check(
         &mut c,
         &[
@@ -235,7 +214,7 @@ keep-params = ["id"]
             ("http://a.test/shop?id=1&b=2", "http://a.test/shop/?id=1"),
         ],
     );
-    let mut c = with_rules(Profile::Aggressive, toml, "trailing-slash=remove");
+    let mut c = with_rules(Profile::Aggressive, Some(toml), "trailing-slash=remove");
     check(
         &mut c,
         &[("http://a.test/shop/?id=1&b=2", "http://a.test/shop?id=1")],
@@ -264,7 +243,7 @@ rules = ["-host-alias"]
 
 #[test]
 fn host_aliases_write_the_target_host() {
-    let mut c = with_rules(Profile::Safe, ALIASES, "");
+    let mut c = with_rules(Profile::Safe, Some(ALIASES), "");
     check(
         &mut c,
         &[
@@ -298,7 +277,7 @@ fn host_aliases_write_the_target_host() {
     );
     let (_, fired) = run(&mut c, "http://203.0.113.7/a?id=1&x=2");
     assert_eq!(fired, RuleMask::of(&[Rule::KeepParams, Rule::HostAlias]));
-    let mut off = with_rules(Profile::Safe, ALIASES, "-host-alias");
+    let mut off = with_rules(Profile::Safe, Some(ALIASES), "-host-alias");
     check(
         &mut off,
         &[("http://203.0.113.7/a", "http://203.0.113.7/a")],
@@ -316,7 +295,7 @@ host-aliases = [
   ["blog.test", "example.net"],
 ]
 "#;
-    let mut c = with_rules(Profile::Aggressive, toml, "");
+    let mut c = with_rules(Profile::Aggressive, Some(toml), "");
     check(
         &mut c,
         &[
@@ -354,7 +333,7 @@ keep-params = ["id"]
 
 #[test]
 fn url_rewrites_see_scheme_and_host() {
-    let mut c = with_rules(Profile::Safe, REWRITES, "");
+    let mut c = with_rules(Profile::Safe, Some(REWRITES), "");
     check(
         &mut c,
         &[
@@ -467,7 +446,7 @@ fn rules_file_errors_reach_the_command_with_line_and_key() {
 
 #[test]
 fn http_as_https_folds_the_schemes_into_https() {
-    let mut c = with_rules(Profile::Safe, "", "+http-as-https");
+    let mut c = with_rules(Profile::Safe, None, "+http-as-https");
     check(
         &mut c,
         &[
@@ -489,14 +468,14 @@ fn http_as_https_folds_the_schemes_into_https() {
 
 #[test]
 fn the_last_scheme_fold_switched_on_wins() {
-    let mut c = with_rules(Profile::Safe, "", "+https-as-http,+http-as-https");
+    let mut c = with_rules(Profile::Safe, None, "+https-as-http,+http-as-https");
     check(&mut c, &[("http://a.test/", "https://a.test/")]);
-    let mut c = with_rules(Profile::Safe, "", "+http-as-https,+https-as-http");
+    let mut c = with_rules(Profile::Safe, None, "+http-as-https,+https-as-http");
     check(&mut c, &[("https://a.test/", "http://a.test/")]);
     // A host section switching one on switches the top level's off.
     let toml =
         "rules = ['+https-as-http']\n[[host]]\nmatch = 'b.test'\nrules = ['+http-as-https']\n";
-    let mut c = with_rules(Profile::Safe, toml, "");
+    let mut c = with_rules(Profile::Safe, Some(toml), "");
     check(
         &mut c,
         &[
@@ -516,7 +495,7 @@ fn the_last_scheme_fold_switched_on_wins() {
 
 #[test]
 fn duplicate_slashes_keep_an_embedded_schemes_slashes() {
-    let mut c = with_rules(Profile::Aggressive, "", "");
+    let mut c = with_rules(Profile::Aggressive, None, "");
     check(
         &mut c,
         &[
@@ -748,7 +727,7 @@ fn configs() -> Vec<(String, Canonicalizer)> {
     .map(|(p, edits)| {
         (
             format!("{},{edits},every key", p.name()),
-            with_rules(p, EVERY_KEY, edits),
+            with_rules(p, Some(EVERY_KEY), edits),
         )
     })
     .collect()

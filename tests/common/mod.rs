@@ -12,6 +12,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use canonurl::canon::rules::{file, Edit};
+use canonurl::{Canonical, Canonicalizer, Profile, Reject};
 
 /// Environment variable that overrides the location of the shared data.
 pub const DATA_ENV: &str = "CANONURL_SHARED_DATA";
@@ -422,4 +426,25 @@ pub fn wpt_inputs_with_bases(data: &Path) -> Vec<(String, Option<canonurl::Base>
         cases.push((input.to_string(), base));
     }
     cases
+}
+
+/// A canonicalizer for `profile` with a rules file (`toml`, if any) and
+/// `--rule`-style `edits` on top; panics with the error when they do not
+/// build.
+pub fn with_rules(profile: Profile, toml: Option<&str>, edits: &str) -> Canonicalizer {
+    let edits = Edit::parse_list(edits).unwrap_or_else(|e| panic!("edits {edits:?}: {e}"));
+    let set = file::build(profile.rule_mask(), toml, &edits)
+        .unwrap_or_else(|e| panic!("rules file / edits {edits:?}: {e}\n{toml:?}"));
+    Canonicalizer::new(profile).with_rules(Arc::new(set))
+}
+
+/// Canonicalizes an input that starts with `/` as a request target, anything
+/// else as a URL, into `out` (cleared first).
+pub fn canon(c: &mut Canonicalizer, input: &[u8], out: &mut Vec<u8>) -> Result<Canonical, Reject> {
+    out.clear();
+    if input.first() == Some(&b'/') {
+        c.canonicalize_target(input, out)
+    } else {
+        c.canonicalize_into(input, out)
+    }
 }
