@@ -171,9 +171,9 @@ impl ByteSet for OpenBracket {
 }
 
 /// The space-separated fields of `s`, an X-Forwarded-For list
-/// (`203.0.113.7, 10.0.0.1`) counting as one.
-#[cold]
-fn fields_before(s: &[u8]) -> usize {
+/// (`203.0.113.7, 10.0.0.1`) counting as one. Format detection counts the
+/// fields before `[time]` with it too.
+pub(crate) fn fields_before(s: &[u8]) -> usize {
     s.split(|&b| b == b' ')
         .filter(|f| !f.is_empty() && f.last() != Some(&b','))
         .count()

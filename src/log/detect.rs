@@ -139,19 +139,11 @@ fn shape(line: &[u8]) -> Shape {
             // list (`203.0.113.7, 10.0.0.1`): its addresses are one field,
             // and a list first is a client, never a virtual host (a host
             // holds no `,`).
-            let mut tokens = 0;
-            let mut client_list_first = false;
-            for (i, f) in before
+            let tokens = super::clf::fields_before(before);
+            let client_list_first = before
                 .split(|&b| b == b' ')
-                .filter(|f| !f.is_empty())
-                .enumerate()
-            {
-                if f.last() == Some(&b',') {
-                    client_list_first |= i == 0;
-                } else {
-                    tokens += 1;
-                }
-            }
+                .find(|f| !f.is_empty())
+                .is_some_and(|f| f.last() == Some(&b','));
             let after = &body[open + close + 3..];
             // The referer is the second quoted field after the time.
             let referer = memchr(b'"', after)
