@@ -353,7 +353,8 @@ const LONG_ABOUT: &str = "\
 Canonical URLs from web-server access logs.
 
 Reads access logs (Apache/nginx, vhost, W3C/IIS, CloudFront, ALB, JSON, \
-HAProxy, or one URL per line; plain, gzip or zstd), takes each record's \
+HAProxy, S3, Squid, Envoy, \
+or one URL per line; plain, gzip or zstd), takes each record's \
 request URL (or its referer), undoes the logger's escaping, canonicalizes it \
 and writes it to stdout: one per record, unique, or counted. Every line is \
 emitted, skipped or rejected with a reason; diagnostics go to stderr.
@@ -822,32 +823,11 @@ fn read_rules_file(path: &std::path::Path) -> Result<String, String> {
         let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
         let bad = e.utf8_error().error_len().unwrap_or(bytes.len() - at);
         format!(
-            "--rules {}: line {line}: not UTF-8 (bytes {}); a rules file is TOML, which is UTF-8",
+            "--rules {}: line {line}: not UTF-8 (bytes {:?}); a rules file is TOML, which is UTF-8",
             path.display(),
-            escape_bytes(&bytes[at..at + bad])
+            bstr::BStr::new(&bytes[at..at + bad])
         )
     })
-}
-
-/// Bytes as bstr's `Debug` shows them: printable ASCII as is, `\t` `\n` `\r`
-/// `\\` `\"`, every other byte `\xHH`, the whole in quotes.
-fn escape_bytes(bytes: &[u8]) -> String {
-    let mut s = String::from("\"");
-    for &b in bytes {
-        match b {
-            b'\t' => s.push_str("\\t"),
-            b'\n' => s.push_str("\\n"),
-            b'\r' => s.push_str("\\r"),
-            b'\\' | b'"' => {
-                s.push('\\');
-                s.push(char::from(b));
-            }
-            0x20..=0x7e => s.push(char::from(b)),
-            _ => s.push_str(&format!("\\x{b:02X}")),
-        }
-    }
-    s.push('"');
-    s
 }
 
 /// The warning on the settings of a rules file that do nothing in this run:

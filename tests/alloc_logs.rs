@@ -92,6 +92,11 @@ fn no_allocation_per_line_in_any_format() {
             Some(JsonPreset::Traefik),
         ),
         ("logs-lnav/logfile_haproxy.0", LogFormat::Haproxy, None),
+        (
+            "extra-logs/s3-access/opensearch-s3-raw.log",
+            LogFormat::S3,
+            None,
+        ),
     ];
     for (file, format, json) in cases {
         let bytes = std::fs::read(data.join(file)).expect("shared log is readable");
@@ -111,6 +116,34 @@ fn no_allocation_per_line_in_any_format() {
         assert!(
             allocs <= PER_PIECE,
             "{file} as {format}: {allocs} allocations for one piece of {lines} lines"
+        );
+    }
+}
+
+/// Formats the shared data has no sample of: lines written from their
+/// documented layouts, repeated.
+#[test]
+fn no_allocation_per_line_in_formats_without_shared_samples() {
+    let cases: &[(&str, LogFormat)] = &[
+        (
+            "1286536309.450    175 192.168.0.1 TCP_MISS/200 1150 GET http://www.example.com/a?b - HIER_DIRECT/93.184.216.34 text/html\n\
+             1286536309.451   5012 192.168.0.1 TCP_TUNNEL/200 5000 CONNECT www.example.com:443 - HIER_DIRECT/93.184.216.34 -\n",
+            LogFormat::Squid,
+        ),
+        (
+            "[2016-04-15T20:17:00.310Z] \"POST /api/v1/locations?x=1 HTTP/2\" 204 - 154 0 226 100 \"10.0.35.28\" \"nsq2http\" \"cc21d9b0\" \"locations:8080\" \"tcp://10.0.2.1:80\"\n\
+             [2016-04-15T20:17:00.310Z] \"- - -\" 0 - 0 0 1 - \"-\" \"-\" \"-\" \"-\" \"10.0.2.1:80\"\n",
+            LogFormat::Envoy,
+        ),
+    ];
+    for (lines, format) in cases {
+        let piece = lines.repeat(5_000);
+        let (allocs, n) = allocations_for_second_pass(*format, None, piece.as_bytes());
+        eprintln!("{format}: {n} lines, {allocs} allocations");
+        assert_eq!(n, 10_000);
+        assert!(
+            allocs <= PER_PIECE,
+            "{format}: {allocs} allocations for one piece of {n} lines"
         );
     }
 }

@@ -262,7 +262,7 @@ fn rules_file_errors_name_the_line_and_the_key() {
     let (code, _, err) = with_rules_file("strict-10.toml", b"rules = []\n# \xff\n", &[], "/a\n");
     assert_eq!(code, 2);
     assert!(
-        err.contains(": line 2: not UTF-8 (bytes \"\\xFF\")"),
+        err.contains(": line 2: not UTF-8 (bytes \"\\xff\")"),
         "{err}"
     );
 }

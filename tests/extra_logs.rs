@@ -108,6 +108,34 @@ const CASES: &[Case] = &[
             ),
         ],
     },
+    // Line 1 predates S3's Host-header field: bucket `www.example.com`,
+    // `WEBSITE.GET.OBJECT`, `"GET /index HTTP/1.1"`, so the host is the
+    // bucket on S3's global endpoint, http (no TLS version logged). Line 2:
+    // `"GET /awsexamplebucket1?versioning HTTP/1.1"`, Host header
+    // `awsexamplebucket1.s3.us-west-1.amazonaws.com`, `TLSV1.1`.
+    Case {
+        file: "s3-access/lnav-format-samples-s3_log.log",
+        format: "s3",
+        preset: None,
+        urls: &[
+            (1, "http://www.example.com.s3.amazonaws.com/index"),
+            (
+                2,
+                "https://awsexamplebucket1.s3.us-west-1.amazonaws.com/awsexamplebucket1?versioning",
+            ),
+        ],
+    },
+    // Line 1: `"PUT /locales/en/cluster.json HTTP/1.1"`, Host header
+    // `centralizedlogging-...-t9bxwwr3d7k.s3.us-west-2.amazonaws.com`, `TLSv1.2`.
+    Case {
+        file: "s3-access/opensearch-s3-raw.log",
+        format: "s3",
+        preset: None,
+        urls: &[(
+            1,
+            "https://centralizedlogging-webconsoleuis3bucket22191f5e-t9bxwwr3d7k.s3.us-west-2.amazonaws.com/locales/en/cluster.json",
+        )],
+    },
     // IIS 10: `2022-11-07 14:29:06 127.0.0.1 GET /us - 80 ...` (no host column).
     Case {
         file: "w3c/netdata-iis-u_ex221107.log",
@@ -130,7 +158,6 @@ const NOT_READ_YET: &[(&str, &str)] = &[
         "JSON preset not written yet (issue 14)",
     ),
     ("gcs-usage", "csv format not written yet (issue 14)"),
-    ("s3-access", "s3 format not written yet (issue 14)"),
     ("uwsgi", "uWSGI request logging: not a supported format"),
     ("zeek-json", "JSON preset not written yet (issue 14)"),
     ("zeek-tsv", "zeek format not written yet (issue 14)"),

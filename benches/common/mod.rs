@@ -27,13 +27,8 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use canonurl::input::{self, Source};
-use canonurl::internals::AlbExtractor;
-use canonurl::internals::ClfExtractor;
-use canonurl::internals::HaproxyExtractor;
-use canonurl::internals::W3cExtractor;
-use canonurl::log::detect::detect;
-use canonurl::log::json::{JsonExtractor, JsonPreset};
-use canonurl::log::{Extracted, Field, Line, LogFormat};
+use canonurl::log::detect::detect_input;
+use canonurl::log::{Extracted, Field, Line, LogFormat, RecordReader};
 
 /// The `url-dataset/` lists the benches read, one URL per line.
 pub const URL_SETS: &[&str] = &["kasztp", "node_files", "userbait", "isaacs_files"];
@@ -109,21 +104,23 @@ impl UrlSet {
         for path in logs {
             let bytes = read_log(path);
             let sample = &bytes[..bytes.len().min(DETECT_BYTES)];
-            let format = match detect(sample) {
-                Some(LogFormat::Plain) | None => {
+            let detected = match detect_input(None, None, sample) {
+                Some(d) if d.format != LogFormat::Plain => d,
+                _ => {
                     notes.push(format!(
                         "{} (format not detected: skipped)",
                         file_name(path)
                     ));
                     continue;
                 }
-                Some(f) => f,
             };
-            let mut extractor = LogExtractor::new(format, sample);
+            let mut reader = RecordReader::new(detected.format, detected.json_paths);
             let before = set.lines.len();
             for line in bytes.split(|&b| b == b'\n') {
                 let line = line.strip_suffix(b"\r").unwrap_or(line);
-                if extractor.extract(line, &mut ex) != Line::Record || !ex.has_target || ex.connect
+                if reader.read(line, Field::Request, &mut ex) != Line::Record
+                    || !ex.has_target
+                    || ex.connect
                 {
                     continue;
                 }
@@ -138,8 +135,9 @@ impl UrlSet {
                 set.push(&url);
             }
             notes.push(format!(
-                "{} ({format}, {})",
+                "{} ({}, {})",
                 file_name(path),
+                detected.format,
                 set.lines.len() - before
             ));
         }
@@ -247,46 +245,6 @@ pub fn shared_logs(shared: &Path) -> Vec<PathBuf> {
     }
     logs.sort();
     logs
-}
-
-/// The extractor of one log format (the pipeline's own is private).
-enum LogExtractor {
-    Clf(ClfExtractor),
-    W3c(W3cExtractor),
-    Alb(AlbExtractor),
-    Json(JsonExtractor),
-    Haproxy(HaproxyExtractor),
-}
-
-impl LogExtractor {
-    /// The extractor for `format`; a JSON preset is picked from `sample`.
-    fn new(format: LogFormat, sample: &[u8]) -> LogExtractor {
-        match format {
-            LogFormat::Common | LogFormat::Combined => LogExtractor::Clf(ClfExtractor::new(false)),
-            LogFormat::Vhost => LogExtractor::Clf(ClfExtractor::new(true)),
-            LogFormat::W3c => LogExtractor::W3c(W3cExtractor::new(false)),
-            LogFormat::Cloudfront => LogExtractor::W3c(W3cExtractor::new(true)),
-            LogFormat::Alb => LogExtractor::Alb(AlbExtractor),
-            LogFormat::Json => {
-                let lines = sample.split(|&b| b == b'\n').take(200);
-                let preset = JsonExtractor::detect_preset(lines).unwrap_or(JsonPreset::Nginx);
-                LogExtractor::Json(JsonExtractor::new(preset.paths()))
-            }
-            LogFormat::Haproxy => LogExtractor::Haproxy(HaproxyExtractor),
-            LogFormat::Plain => unreachable!("plain logs are skipped"),
-        }
-    }
-
-    fn extract(&mut self, line: &[u8], out: &mut Extracted) -> Line {
-        let field = Field::Request;
-        match self {
-            LogExtractor::Clf(x) => x.extract(line, field, out),
-            LogExtractor::W3c(x) => x.extract(line, field, out),
-            LogExtractor::Alb(x) => x.extract(line, field, out),
-            LogExtractor::Json(x) => x.extract(line, field, out),
-            LogExtractor::Haproxy(x) => x.extract(line, field, out),
-        }
-    }
 }
 
 /// True when `target` starts with `scheme:` (absolute-form), as the

@@ -92,11 +92,16 @@ fuzz_target!(|data: &[u8]| {
         c /= n;
         v as usize
     };
-    // Detection, the nine formats, JSON with each preset's paths.
-    let (format, json_paths): (Option<LogFormat>, Option<JsonPaths>) = match pick(13) {
+    // Detection, every format, JSON with each preset's paths.
+    let formats = LogFormat::ALL.len();
+    let choices = 1 + formats + JsonPreset::ALL.len();
+    let (format, json_paths): (Option<LogFormat>, Option<JsonPaths>) = match pick(choices as u32) {
         0 => (None, None),
-        i @ 1..=9 => (Some(LogFormat::ALL[i - 1]), None),
-        i => (Some(LogFormat::Json), Some(JsonPreset::ALL[i - 10].paths())),
+        i if i <= formats => (Some(LogFormat::ALL[i - 1]), None),
+        i => (
+            Some(LogFormat::Json),
+            Some(JsonPreset::ALL[i - 1 - formats].paths()),
+        ),
     };
     let field = [Field::Request, Field::Referer, Field::Both][pick(3)];
     let mode = [Mode::Pipe, Mode::Records, Mode::Unique, Mode::Count][pick(4)];

@@ -237,15 +237,19 @@ fn worker(cfg: u32, chunk: &[u8], derived: Option<JsonPaths>) {
         c /= n;
         v as usize
     };
-    // 9 formats, JSON three more times (preset paths, custom, derived).
-    let (format, json_paths) = match pick(13) {
-        i @ 0..=8 => {
+    // Every format, then JSON with every preset's paths, custom paths and
+    // paths derived from the input.
+    let (formats, presets) = (LogFormat::ALL.len(), JsonPreset::ALL.len());
+    let (format, json_paths) = match pick((formats + presets + 2) as u32) {
+        i if i < formats => {
             let f = LogFormat::ALL[i];
             (f, (f == LogFormat::Json).then(|| JsonPreset::Nginx.paths()))
         }
-        9 => (LogFormat::Json, Some(JsonPreset::Caddy.paths())),
-        10 => (LogFormat::Json, Some(JsonPreset::Traefik.paths())),
-        11 => (LogFormat::Json, Some(custom_paths())),
+        i if i < formats + presets => (
+            LogFormat::Json,
+            Some(JsonPreset::ALL[i - formats].paths()),
+        ),
+        i if i == formats + presets => (LogFormat::Json, Some(custom_paths())),
         _ => (LogFormat::Json, Some(derived.unwrap_or_else(custom_paths))),
     };
     let field = FIELDS[pick(3)];

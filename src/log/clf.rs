@@ -179,8 +179,8 @@ pub(crate) fn fields_before(s: &[u8]) -> usize {
         .count()
 }
 
-/// Splits `%v[:%p]` into `out.host` and `out.port`.
-fn split_vhost(v: &[u8], out: &mut Extracted) -> Result<(), LineError> {
+/// Splits `%v[:%p]` (any `host[:port]`) into `out.host` and `out.port`.
+pub(crate) fn split_vhost(v: &[u8], out: &mut Extracted) -> Result<(), LineError> {
     // A client list (`203.0.113.7, 10.0.0.1 - - [...]`): a host holds no `,`.
     if v.last() == Some(&b',') {
         return Err(LineError::BadHost);

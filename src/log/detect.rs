@@ -8,7 +8,7 @@
 use memchr::{memchr, memmem};
 
 use super::json::{JsonExtractor, JsonPaths, JsonPreset};
-use super::LogFormat;
+use super::{Extracted, Field, Line, LogFormat, RecordReader};
 use crate::ascii::starts_with_ignore_case;
 
 /// How many non-empty lines the guess looks at.
@@ -20,6 +20,9 @@ enum Shape {
     Json,
     Alb,
     Haproxy,
+    S3,
+    Squid,
+    Envoy,
     /// Apache/nginx: whether a virtual host comes first and a referer follows.
     Clf {
         vhost: bool,
@@ -33,7 +36,32 @@ enum Shape {
 /// has a known shape (binary data, prose). A sample with no non-empty line
 /// (an empty file) is `plain`: every format reads it the same way.
 pub fn detect(sample: &[u8]) -> Option<LogFormat> {
-    let mut votes = [0usize; 6]; // json, alb, haproxy, clf, plain, unknown
+    let guess = guess(sample)?;
+    (guess.read * 2 > guess.lines).then_some(guess.format)
+}
+
+/// Why [`detect`] found no format in `sample`, for the message that asks
+/// for `-f`: the format most lines had the shape of, and how few of the
+/// sampled lines its reader took. `None` when no line had a known shape.
+pub(crate) fn why_undetected(sample: &[u8]) -> Option<String> {
+    let guess = guess(sample)?;
+    Some(format!(
+        "only {} of {} sampled lines read as {}",
+        guess.read, guess.lines, guess.format
+    ))
+}
+
+/// The format the sampled lines' shapes vote for, with the evidence.
+struct Guess {
+    format: LogFormat,
+    /// Sampled lines (non-empty, not `#` directives).
+    lines: usize,
+    /// How many of them the format's reader takes without an error.
+    read: usize,
+}
+
+fn guess(sample: &[u8]) -> Option<Guess> {
+    let mut votes = [0usize; 9]; // json, alb, haproxy, clf, plain, s3, squid, envoy, unknown
     let (mut vhost, mut referer, mut clf) = (0usize, 0usize, 0usize);
     let mut seen = 0;
     for line in sample.split(|&b| b == b'\n') {
@@ -43,15 +71,19 @@ pub fn detect(sample: &[u8]) -> Option<LogFormat> {
         }
         if line.starts_with(b"#") {
             if starts_with_ignore_case(line, b"#Fields:") {
-                return Some(
-                    if memmem::find(line, b"x-edge-").is_some()
-                        || memmem::find(line, b"x-host-header").is_some()
-                    {
-                        LogFormat::Cloudfront
-                    } else {
-                        LogFormat::W3c
-                    },
-                );
+                let format = if memmem::find(line, b"x-edge-").is_some()
+                    || memmem::find(line, b"x-host-header").is_some()
+                {
+                    LogFormat::Cloudfront
+                } else {
+                    LogFormat::W3c
+                };
+                // A directive decides: it is evidence enough.
+                return Some(Guess {
+                    format,
+                    lines: 1,
+                    read: 1,
+                });
             }
             // Other directives (#Version, #Software) come before #Fields.
             continue;
@@ -75,29 +107,74 @@ pub fn detect(sample: &[u8]) -> Option<LogFormat> {
                 3
             }
             Shape::Plain => 4,
-            Shape::Unknown => 5,
+            Shape::S3 => 5,
+            Shape::Squid => 6,
+            Shape::Envoy => 7,
+            Shape::Unknown => 8,
         };
         votes[slot] += 1;
     }
     if seen == 0 {
-        return Some(LogFormat::Plain);
+        return Some(Guess {
+            format: LogFormat::Plain,
+            lines: 0,
+            read: 1,
+        });
     }
-    let (best, &count) = votes[..5]
+    let (best, &count) = votes[..8]
         .iter()
         .enumerate()
-        .max_by_key(|&(i, &n)| (n, 5 - i))?;
+        .max_by_key(|&(i, &n)| (n, 8 - i))?;
     if count == 0 {
         return None;
     }
-    Some(match best {
+    let format = match best {
         0 => LogFormat::Json,
         1 => LogFormat::Alb,
         2 => LogFormat::Haproxy,
         3 if vhost * 2 > clf => LogFormat::Vhost,
         3 if referer * 2 > clf => LogFormat::Combined,
         3 => LogFormat::Common,
+        5 => LogFormat::S3,
+        6 => LogFormat::Squid,
+        7 => LogFormat::Envoy,
         _ => LogFormat::Plain,
+    };
+    // Evidence: the format wins only when its reader takes most of the
+    // sampled lines (a record, or a line it knows to skip), not when its
+    // shape is merely the commonest among lines of no known shape. A
+    // `plain` line is any line without spaces, so for `plain` the votes are
+    // the evidence.
+    let lines = seen.min(SAMPLE_LINES);
+    let read = if format == LogFormat::Plain {
+        count
+    } else {
+        lines_read_as(format, sample)
+    };
+    Some(Guess {
+        format,
+        lines,
+        read,
     })
+}
+
+/// How many of the lines [`detect`] sampled the reader of `format` reads
+/// without an error.
+fn lines_read_as(format: LogFormat, sample: &[u8]) -> usize {
+    let mut reader = RecordReader::new(format, None);
+    let mut record = Extracted::default();
+    sample
+        .split(|&b| b == b'\n')
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+        .filter(|line| !line.iter().all(|&b| b == b' ' || b == b'\t') && !line.starts_with(b"#"))
+        .take(SAMPLE_LINES)
+        .filter(|line| {
+            !matches!(
+                reader.read(line, Field::Request, &mut record),
+                Line::Error(..)
+            )
+        })
+        .count()
 }
 
 fn shape(line: &[u8]) -> Shape {
@@ -126,6 +203,30 @@ fn shape(line: &[u8]) -> Shape {
     }
     if memmem::find(line, b"haproxy[").is_some() {
         return Shape::Haproxy;
+    }
+    if super::squid::is_unix_time(first) {
+        let code = line
+            .split(|&b| b == b' ')
+            .filter(|f| !f.is_empty())
+            .nth(3)
+            .unwrap_or_default();
+        if super::squid::is_result_code(code) {
+            return Shape::Squid;
+        }
+    }
+    if super::envoy::starts_like_envoy(line) {
+        return Shape::Envoy;
+    }
+    // S3: `owner bucket [time zone] ip requester id OPERATION ...`.
+    if third.first() == Some(&b'[') {
+        let op = line
+            .split(|&b| b == b' ')
+            .filter(|f| !f.is_empty())
+            .nth(7)
+            .unwrap_or_default();
+        if super::s3::is_operation(op) {
+            return Shape::S3;
+        }
     }
     // Apache/nginx: `... [time] "request" ...`, possibly wrapped in quotes.
     let body = match line.strip_prefix(b"\"") {
@@ -221,6 +322,52 @@ mod tests {
         assert_eq!(d(""), Some(LogFormat::Plain));
         assert_eq!(d("\x00\x01\x02 \x03\n\x7f\x7f \x10\n"), None);
         assert_eq!(d("just some prose here\n"), None);
+        assert_eq!(
+            d("79a59df900b949e55d96a1e698fbacedfd6e09d98eacf8f8d5218e7cd47ef2be bkt [06/Feb/2019:00:00:38 +0000] 192.0.2.3 - 3E57427F3EXAMPLE REST.GET.OBJECT k \"GET /k HTTP/1.1\" 200 - 113 - 7 - \"-\" \"ua\"\n"),
+            Some(LogFormat::S3)
+        );
+        assert_eq!(
+            d("1286536309.450    175 192.168.0.1 TCP_MISS/200 1150 GET http://a.example/ - HIER_DIRECT/1.2.3.4 text/html\n"),
+            Some(LogFormat::Squid)
+        );
+        assert_eq!(
+            d("[2016-04-15T20:17:00.310Z] \"GET /a HTTP/1.1\" 204 - 154 0 226 100 \"-\" \"ua\" \"id\" \"locations\" \"tcp://10.0.2.1:80\"\n"),
+            Some(LogFormat::Envoy)
+        );
+    }
+
+    #[test]
+    fn a_format_needs_most_sampled_lines() {
+        let record = "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 2\n";
+        let prose = "Jan  3 09:47:02 host sudo: a message, not a record\n";
+        let sample = |records: usize, others: usize| {
+            let mut s = record.repeat(records);
+            s.push_str(&prose.repeat(others));
+            s
+        };
+        // One record among many lines of no known shape is no evidence.
+        assert_eq!(detect(sample(1, 9).as_bytes()), None);
+        assert_eq!(detect(sample(5, 5).as_bytes()), None);
+        assert_eq!(detect(sample(6, 4).as_bytes()), Some(LogFormat::Common));
+        assert_eq!(
+            why_undetected(sample(2, 3).as_bytes()).as_deref(),
+            Some("only 2 of 5 sampled lines read as common")
+        );
+        // Lines of the right shape that its reader rejects do not count:
+        // `[time] "..."` with an unclosed request.
+        let broken = "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\n";
+        let mut s = broken.repeat(3);
+        s.push_str(&record.repeat(2));
+        assert_eq!(detect(s.as_bytes()), None);
+        // Random bytes.
+        let mut x: u32 = 7;
+        let noise: Vec<u8> = (0..4000)
+            .map(|_| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (x >> 24) as u8
+            })
+            .collect();
+        assert_eq!(detect(&noise), None);
     }
 }
 

@@ -312,11 +312,20 @@ pub enum LogFormat {
     /// HAProxy HTTP log, usually with a syslog prefix.
     #[cfg_attr(feature = "cli", value(name = "haproxy"))]
     Haproxy,
+    /// Amazon S3 server access log (host from the logged Host header or the bucket).
+    #[cfg_attr(feature = "cli", value(name = "s3"))]
+    S3,
+    /// Squid native access log (absolute URL in field 7).
+    #[cfg_attr(feature = "cli", value(name = "squid"))]
+    Squid,
+    /// Envoy's or Istio's default access log (authority from `%REQ(:AUTHORITY)%`).
+    #[cfg_attr(feature = "cli", value(name = "envoy"))]
+    Envoy,
 }
 
 impl LogFormat {
     /// Every format, in the order detection tries them.
-    pub const ALL: [LogFormat; 9] = [
+    pub const ALL: [LogFormat; 12] = [
         LogFormat::Plain,
         LogFormat::Common,
         LogFormat::Combined,
@@ -326,6 +335,9 @@ impl LogFormat {
         LogFormat::Alb,
         LogFormat::Json,
         LogFormat::Haproxy,
+        LogFormat::S3,
+        LogFormat::Squid,
+        LogFormat::Envoy,
     ];
 
     /// The name used on the command line and in statistics.
@@ -340,6 +352,9 @@ impl LogFormat {
             LogFormat::Alb => "alb",
             LogFormat::Json => "json",
             LogFormat::Haproxy => "haproxy",
+            LogFormat::S3 => "s3",
+            LogFormat::Squid => "squid",
+            LogFormat::Envoy => "envoy",
         }
     }
 
@@ -398,9 +413,13 @@ impl std::str::FromStr for LogFormat {
 pub(crate) mod alb;
 pub(crate) mod clf;
 pub mod detect;
+pub(crate) mod envoy;
 pub(crate) mod escape;
+pub(crate) mod fields;
 pub(crate) mod haproxy;
 mod record;
+pub(crate) mod s3;
+pub(crate) mod squid;
 mod target;
 
 pub use record::RecordReader;

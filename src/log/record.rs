@@ -3,8 +3,11 @@
 
 use super::alb::AlbExtractor;
 use super::clf::ClfExtractor;
+use super::envoy::EnvoyExtractor;
 use super::haproxy::HaproxyExtractor;
 use super::json::{JsonExtractor, JsonPaths};
+use super::s3::S3Extractor;
+use super::squid::SquidExtractor;
 use super::w3c::W3cExtractor;
 use super::{Extracted, Field, Line, LogFormat};
 
@@ -38,6 +41,9 @@ enum Extractor {
     Alb(AlbExtractor),
     Json(JsonExtractor),
     Haproxy(HaproxyExtractor),
+    S3(S3Extractor),
+    Squid(SquidExtractor),
+    Envoy(EnvoyExtractor),
 }
 
 impl RecordReader {
@@ -53,6 +59,9 @@ impl RecordReader {
             LogFormat::Alb => Extractor::Alb(AlbExtractor),
             LogFormat::Json => Extractor::Json(JsonExtractor::new(json_paths.unwrap_or_default())),
             LogFormat::Haproxy => Extractor::Haproxy(HaproxyExtractor),
+            LogFormat::S3 => Extractor::S3(S3Extractor),
+            LogFormat::Squid => Extractor::Squid(SquidExtractor),
+            LogFormat::Envoy => Extractor::Envoy(EnvoyExtractor),
         };
         RecordReader { format, extractor }
     }
@@ -80,6 +89,9 @@ impl RecordReader {
             Extractor::Alb(x) => x.extract(line, field, out),
             Extractor::Json(x) => x.extract(line, field, out),
             Extractor::Haproxy(x) => x.extract(line, field, out),
+            Extractor::S3(x) => x.extract(line, field, out),
+            Extractor::Squid(x) => x.extract(line, field, out),
+            Extractor::Envoy(x) => x.extract(line, field, out),
         }
     }
 

@@ -141,8 +141,11 @@ impl<'a> Reader<'a> {
         report.detected = opts.format.is_none();
         let Some(detected) = detect_input(opts.format, opts.json_paths.as_ref(), sample) else {
             self.spare += 1;
+            let why = crate::log::detect::why_undetected(sample)
+                .map(|why| format!("{why}; "))
+                .unwrap_or_default();
             report.error = Some(format!(
-                "cannot detect the log format (first line: {}); give it with -f",
+                "cannot detect the log format ({why}first line: {}); give it with -f",
                 first_line_preview(sample)
             ));
             return self.event(Event::Start(Box::new(report)));
@@ -265,5 +268,6 @@ fn read_error(e: &io::Error) -> String {
 fn first_line_preview(sample: &[u8]) -> String {
     let line = sample.split(|&b| b == b'\n').next().unwrap_or_default();
     let line = &line[..line.len().min(80)];
-    format!("{:?}", String::from_utf8_lossy(line))
+    // bstr shows bytes that are not UTF-8 as `\xFF`, losing none.
+    format!("{:?}", bstr::BStr::new(line))
 }

@@ -1,0 +1,134 @@
+//! The command on log formats that the shared data has no sample of (Squid,
+//! Envoy, Istio) and on the flags that change how a format is read: lines
+//! written here from each format's documented layout, read from stdin with
+//! `-f auto` and with the format given.
+
+mod common;
+
+use common::run_canonurl;
+
+fn stdout_lines(out: &std::process::Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Runs with `--pipe` (one output line per input line) and checks the exit
+/// status and that `--stats` names the format as detected.
+fn pipe(args: &[&str], input: &str, format: &str) -> Vec<String> {
+    let mut all = vec!["--pipe", "--stats"];
+    all.extend_from_slice(args);
+    let out = run_canonurl(&all, input.as_bytes());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let detected = if args.contains(&"-f") {
+        format!("format {format} (given)")
+    } else {
+        format!("format {format} (detected)")
+    };
+    assert!(err.contains(&detected), "want {detected:?} in {err}");
+    let lines = stdout_lines(&out);
+    assert_eq!(lines.len(), input.lines().count(), "{err}");
+    lines
+}
+
+const SQUID: &str = "\
+1286536309.450    175 192.168.0.1 TCP_MISS/200 1150 GET http://www.Example.com:80/a/./b?q=1 - HIER_DIRECT/93.184.216.34 text/html
+1286536309.451   5012 192.168.0.1 TCP_TUNNEL/200 5000 CONNECT www.example.com:443 - HIER_DIRECT/93.184.216.34 -
+1286536309.452      0 192.168.0.1 NONE_NONE/400 3900 NONE error:invalid-request - HIER_NONE/- text/html
+1286536310.003     12 192.168.0.7 TCP_HIT/200 4312 GET https://shop.example.org/cart - HIER_NONE/- text/html
+";
+
+#[test]
+fn squid_native_log() {
+    let want = [
+        "http://www.example.com/a/b?q=1",
+        "",
+        "",
+        "https://shop.example.org/cart",
+    ];
+    assert_eq!(pipe(&[], SQUID, "squid"), want);
+    assert_eq!(pipe(&["-f", "squid"], SQUID, "squid"), want);
+    let out = run_canonurl(
+        &["--stats-json", "/dev/stderr", "-o", "/dev/null"],
+        SQUID.as_bytes(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("\"authority-form\":1"), "{err}");
+    assert!(err.contains("\"no-request\":1"), "{err}");
+}
+
+const ENVOY: &str = r#"[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "locations" "tcp://10.0.2.1:80"
+[2020-11-25T21:26:18.409Z] "GET /status/418?a=%7e HTTP/1.1" 418 - via_upstream - "-" 0 135 4 4 "-" "curl/7.73.0-DEV" "84961386-6d84-929d-98bd-c5aee93b5c88" "httpbin:8000" "127.0.0.1:80" inbound|8000|| 127.0.0.1:41854 10.44.1.27:80 10.44.1.23:37652 outbound_.8000_._.httpbin.foo.svc.cluster.local default
+[2016-04-15T20:17:01.000Z] "- - -" 0 - 0 0 1 - "-" "-" "-" "-" "10.0.2.1:80"
+[2016-04-15T20:17:02.000Z] "GET /health HTTP/1.1" 200 - 0 2 1 - "-" "kube-probe" "x" "api.example.com:443" "10.0.2.1:80"
+"#;
+
+#[test]
+fn envoy_and_istio_default_logs() {
+    let want = [
+        "http://locations/api/v1/locations",
+        "http://httpbin:8000/status/418?a=~",
+        "",
+        "https://api.example.com/health",
+    ];
+    assert_eq!(pipe(&[], ENVOY, "envoy"), want);
+    assert_eq!(pipe(&["-f", "envoy"], ENVOY, "envoy"), want);
+}
+
+#[test]
+fn s3_log_from_stdin() {
+    let owner = "79a59df900b949e55d96a1e698fbacedfd6e09d98eacf8f8d5218e7cd47ef2be";
+    let line = |op: &str, req: &str, tail: &str| {
+        format!(
+            "{owner} bkt [06/Feb/2019:00:00:38 +0000] 192.0.2.3 - 3E57427F3EXAMPLE {op} k \
+             \"{req}\" 200 - 113 - 7 - \"-\" \"ua\"{tail}\n"
+        )
+    };
+    let input = [
+        line(
+            "REST.GET.OBJECT",
+            "GET /k%20x HTTP/1.1",
+            " - id SigV4 c AuthHeader bkt.s3.eu-west-1.amazonaws.com TLSv1.3 - -",
+        ),
+        line("S3.EXPIRE.OBJECT", "-", ""),
+        line("REST.GET.OBJECT", "GET /bkt/k HTTP/1.1", ""),
+    ]
+    .concat();
+    assert_eq!(
+        pipe(&[], &input, "s3"),
+        [
+            "https://bkt.s3.eu-west-1.amazonaws.com/k%20x",
+            "",
+            "http://s3.amazonaws.com/bkt/k",
+        ]
+    );
+}
+
+#[test]
+fn undetectable_input_names_the_evidence() {
+    // Two CLF records among five lines: no format has most of them.
+    let input = "\
+Jan  3 09:47:02 host sudo: a message
+1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /a HTTP/1.0\" 200 2
+Jan  3 09:47:03 host kernel: another
+1.2.3.4 - - [10/Oct/2000:13:55:37 -0700] \"GET /b HTTP/1.0\" 200 2
+Jan  3 09:47:04 host cron: and another
+";
+    let out = run_canonurl(&[], input.as_bytes());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot detect the log format (only 2 of 5 sampled lines read as common;"),
+        "{err}"
+    );
+    // Bytes that are not UTF-8 are shown escaped, not replaced.
+    let out = run_canonurl(&[], b"\xff\xfe\x00\x01 \x02\n\x9c\x80 \x03\x04\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("first line: \"\\xff\\xfe\\0\\x01 \\x02\""),
+        "{err}"
+    );
+}
