@@ -1,5 +1,6 @@
 //! JSON access logs: one object per line (Caddy, Traefik, hand-written nginx
-//! `log_format ... escape=json` layouts, or any layout given as dotted paths).
+//! `log_format ... escape=json` layouts, cloud and CDN logs, Zeek's
+//! `http.log`, or any layout given as dotted paths).
 //!
 //! The extractor builds no document. It walks the line once: a member whose
 //! key leads toward a wanted path is entered, every other value is skipped by
