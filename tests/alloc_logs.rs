@@ -97,6 +97,22 @@ fn no_allocation_per_line_in_any_format() {
             LogFormat::S3,
             None,
         ),
+        // The headers list of WAF records is read by a selector step.
+        (
+            "extra-logs/aws-waf-json/opensearch-waf-raw.log",
+            LogFormat::Json,
+            Some(JsonPreset::AwsWaf),
+        ),
+        (
+            "extra-logs/akamai-datastream2-json/datadog-akamai.datastream_tests.ndjson",
+            LogFormat::Json,
+            Some(JsonPreset::Akamai),
+        ),
+        (
+            "extra-logs/cloudflare-logpush/lnav-cloudflare.1",
+            LogFormat::Json,
+            Some(JsonPreset::Cloudflare),
+        ),
     ];
     for (file, format, json) in cases {
         let bytes = std::fs::read(data.join(file)).expect("shared log is readable");

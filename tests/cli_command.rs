@@ -129,7 +129,21 @@ fn short_help_is_grouped_with_examples_and_value_lists() {
         ("--field", &["request", "referer", "both"]),
         ("--format <", &["plain", "tsv", "jsonl"]),
         ("--progress", &["auto", "always", "never"]),
-        ("--json-preset", &["nginx", "caddy", "traefik"]),
+        (
+            "--json-preset",
+            &[
+                "nginx",
+                "caddy",
+                "traefik",
+                "gcp",
+                "cloudflare",
+                "azure-appgw",
+                "azure-frontdoor",
+                "aws-waf",
+                "akamai",
+                "zeek",
+            ],
+        ),
     ] {
         let entry = line_of(flag);
         for v in values {

@@ -431,6 +431,56 @@ fn garbage_with_auto_detection_is_fatal() {
     assert!(err(&out).contains("cannot detect"));
 }
 
+#[test]
+fn json_matching_no_preset_is_fatal_and_names_its_fields() {
+    let data = b"{\"when\":\"2024-01-01\",\"path\":\"/a\",\"site\":\"h.example\"}\n{\"when\":\"x\",\"path\":\"/b\"}\n";
+    let f = file("fields.json", data);
+    for args in [&[][..], &["-f", "json"][..]] {
+        let mut all = args.to_vec();
+        all.push(&f);
+        let (out, v) = stats(&all, b"");
+        assert_exit(&out, 2);
+        let e = err(&out);
+        assert!(
+            e.contains(&f)
+                && e.contains("JSON log whose fields match no preset")
+                && e.contains("(first record has: when, path, site)")
+                && e.contains("--json-target")
+                && e.contains("--json-preset"),
+            "{e}"
+        );
+        assert!(out.stdout.is_empty());
+        assert!(v["inputs"][0]["format"].is_null(), "{v}");
+    }
+    // Given paths (or a preset) read it.
+    let out = canonurl(&["--json-target", "path", "--json-host", "site", &f], b"");
+    assert_exit(&out, 0);
+    assert_eq!(lines(&out.stdout), ["http://h.example/a", "/b"]);
+    let out = canonurl(&["--json-preset", "caddy", &f], b"");
+    assert_exit(&out, 0);
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn pretty_printed_json_is_rejected_line_by_line() {
+    // One object over several lines is no log of one object per line: no
+    // line is a whole object, so no preset can be told and each line is
+    // rejected for what it is, not skipped.
+    let doc = b"{\n  \"ClientRequestHost\": \"h.example\",\n  \"ClientRequestURI\": \"/a\"\n}\n";
+    let f = file("pretty.json", doc);
+    let (out, v) = stats(&["-f", "json", &f], b"");
+    assert_exit(&out, 0);
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        (v["lines"].as_u64(), v["rejected"].as_u64()),
+        (Some(4), Some(4)),
+        "{v}"
+    );
+    let e = err(&out);
+    assert!(e.contains(":1: quoted field or string not closed"), "{e}");
+    assert!(e.contains(":2: not a record of this log format"), "{e}");
+}
+
 // ---------------------------------------------------------------------------
 // Bytes and lines
 

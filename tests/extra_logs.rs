@@ -136,6 +136,62 @@ const CASES: &[Case] = &[
             "https://centralizedlogging-webconsoleuis3bucket22191f5e-t9bxwwr3d7k.s3.us-west-2.amazonaws.com/locales/en/cluster.json",
         )],
     },
+    // Akamai DataStream 2, one record (read with `jq .`): `reqHost`
+    // `ds2-sqa-sanity-venkat-1.akamaized.net`, `reqPath` `Tiger.pdf` (no
+    // leading `/`), `queryStr` `-`, `proto` `HTTP/1.1` (a version, not a
+    // scheme), so `reqPort` `80` gives http.
+    Case {
+        file: "akamai-datastream2-json/datadog-akamai.datastream_tests.ndjson",
+        format: "json",
+        preset: Some("akamai"),
+        urls: &[(1, "http://ds2-sqa-sanity-venkat-1.akamaized.net/Tiger.pdf")],
+    },
+    // AWS WAF in front of CloudFront (`httpSourceName` `CF`), 38 records
+    // without a final newline (read with `jq .httpRequest`): the `host`
+    // header `d2wusnbjo8x1w7.cloudfront.net`, `uri` plus `?` and `args`
+    // (line 3 `v=v1.3.0`, line 26 `timestamp=1679548658747`, empty on line
+    // 1); no scheme is logged, so https.
+    Case {
+        file: "aws-waf-json/opensearch-waf-raw.log",
+        format: "json",
+        preset: Some("aws-waf"),
+        urls: &[
+            (1, "https://d2wusnbjo8x1w7.cloudfront.net/favicon.ico"),
+            (
+                3,
+                "https://d2wusnbjo8x1w7.cloudfront.net/locales/en-US/cluster.json?v=v1.3.0",
+            ),
+            (
+                26,
+                "https://d2wusnbjo8x1w7.cloudfront.net/aws-exports.json?timestamp=1679548658747",
+            ),
+            (
+                38,
+                "https://d2wusnbjo8x1w7.cloudfront.net/log-pipeline/service-log",
+            ),
+        ],
+    },
+    // Cloudflare Logpush, one object per line (checked with `jq -c`), no
+    // `ClientRequestScheme`: `ClientRequestHost` and `ClientRequestURI`
+    // with http. Line 6 is on `api.example.com`; line 12 asks for `/.env`.
+    Case {
+        file: "cloudflare-logpush/lnav-cloudflare.1",
+        format: "json",
+        preset: Some("cloudflare"),
+        urls: &[
+            (1, "http://www.example.com/"),
+            (6, "http://api.example.com/v1/users"),
+            (12, "http://www.example.com/.env"),
+            (15, "http://api.example.com/v1/health"),
+        ],
+    },
+    // One object on one line: `HEAD` of `/` on `www.ripe.net`, `ClientRequestScheme` `http`.
+    Case {
+        file: "cloudflare-logpush/lnav-cloudflare.json",
+        format: "json",
+        preset: Some("cloudflare"),
+        urls: &[(1, "http://www.ripe.net/")],
+    },
     // IIS 10: `2022-11-07 14:29:06 127.0.0.1 GET /us - 80 ...` (no host column).
     Case {
         file: "w3c/netdata-iis-u_ex221107.log",
@@ -143,25 +199,77 @@ const CASES: &[Case] = &[
         preset: None,
         urls: &[(1, ""), (6, "/us")],
     },
+    // Zeek btest baselines, read with the time unmasked (see `MASKED`).
+    // Line 1 is btest's `### BTest baseline` comment (rejected). Line 2:
+    // `host` `bro.org`, `uri` `/download/CHANGES.bro-aux.txt`, `id.resp_p` 80.
+    Case {
+        file: "zeek-json/zeek-btest-http-uri-sha256.http.log",
+        format: "json",
+        preset: Some("zeek"),
+        urls: &[(1, ""), (2, "http://bro.org/download/CHANGES.bro-aux.txt")],
+    },
+    // Host `172.24.0.3`, port 80. Line 3's `uri` holds the raw UTF-8 of
+    // U+1F604 (`cat -A`: `M-pM-^_M-^XM-^D`, F0 9F 98 84), percent-encoded.
+    // Lines 4 and 5 hold `\\x07` (JSON for `\x07`): Zeek writes a BEL byte
+    // and a literal `\x07` alike, so it is kept as logged, and a `\` in an
+    // http path is a `/` (WHATWG), as for any log.
+    Case {
+        file: "zeek-json/zeek-btest-json-non-printable.http.log.json",
+        format: "json",
+        preset: Some("zeek"),
+        urls: &[
+            (1, ""),
+            (2, "http://172.24.0.3/regular_file.html"),
+            (3, "http://172.24.0.3/printable_%F0%9F%98%84"),
+            (4, "http://172.24.0.3/non_printable_/x07"),
+            (5, "http://172.24.0.3/non_printable_literal_/x07"),
+        ],
+    },
+];
+
+/// Files whose test harness masked a value into something that is not
+/// JSON (btest writes the time `"ts":XXXXXXXXXX.XXXXXX`): as they are, every
+/// record is rejected as `bad-json` (`masked_files_are_not_json` checks
+/// that), so the case is run on a copy with the mask replaced by a number,
+/// as Zeek wrote it. (file, mask, stand-in)
+const MASKED: &[(&str, &str, &str)] = &[
+    (
+        "zeek-json/zeek-btest-http-uri-sha256.http.log",
+        "XXXXXXXXXX.XXXXXX",
+        "1700000000.123456",
+    ),
+    (
+        "zeek-json/zeek-btest-json-non-printable.http.log.json",
+        "XXXXXXXXXX.XXXXXX",
+        "1700000000.123456",
+    ),
 ];
 
 /// Format directories of `extra-logs/` that canonurl does not read yet, with
 /// why. Their files are only checked to exist.
 const NOT_READ_YET: &[(&str, &str)] = &[
-    (
-        "akamai-datastream2-json",
-        "JSON preset not written yet (issue 14)",
-    ),
-    ("aws-waf-json", "JSON preset not written yet (issue 14)"),
-    (
-        "cloudflare-logpush",
-        "JSON preset not written yet (issue 14)",
-    ),
     ("gcs-usage", "csv format not written yet (issue 14)"),
     ("uwsgi", "uWSGI request logging: not a supported format"),
-    ("zeek-json", "JSON preset not written yet (issue 14)"),
     ("zeek-tsv", "zeek format not written yet (issue 14)"),
 ];
+
+/// The path to run a case on: the file, or for a `MASKED` one a copy in
+/// `tmp` with the mask replaced.
+fn unmasked(dir: &Path, file: &str, tmp: &Path) -> PathBuf {
+    let path = dir.join(file);
+    let Some((_, mask, stand_in)) = MASKED.iter().find(|(f, ..)| *f == file) else {
+        return path;
+    };
+    let text = String::from_utf8(common::read_bytes(&path)).expect("masked files are UTF-8");
+    assert!(text.contains(mask), "{file}: no {mask} to replace");
+    let copy = tmp.join(format!(
+        "extra-logs-unmasked-{}-{}",
+        std::process::id(),
+        file.replace('/', "-")
+    ));
+    std::fs::write(&copy, text.replace(mask, stand_in)).expect("write unmasked copy");
+    copy
+}
 
 fn run(args: &[&std::ffi::OsStr]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_canonurl"))
@@ -229,7 +337,7 @@ fn every_case_is_detected_accounted_and_read_right() {
     let Some(dir) = extra_logs() else { return };
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     for (i, case) in CASES.iter().enumerate() {
-        let path = dir.join(case.file);
+        let path = unmasked(&dir, case.file, &tmp);
         let raw = common::read_bytes(&path);
         let lines = common::split_lines(&raw).len() as u64;
 
@@ -285,5 +393,46 @@ fn every_case_is_detected_accounted_and_read_right() {
                 case.file
             );
         }
+    }
+}
+
+#[test]
+fn masked_files_are_not_json() {
+    let Some(dir) = extra_logs() else { return };
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    for (i, (file, ..)) in MASKED.iter().enumerate() {
+        let path = dir.join(file);
+        let lines = common::split_lines(&common::read_bytes(&path)).len() as u64;
+        // No line reads as JSON: `-f auto` finds no evidence for any format.
+        let out = run(&["-o".as_ref(), "/dev/null".as_ref(), path.as_os_str()]);
+        assert_eq!(out.status.code(), Some(2), "{file}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("sampled lines read as json;"),
+            "{file}: {}",
+            stderr(&out)
+        );
+        // Given `-f json`, each line is rejected (the btest comment as
+        // malformed, records as bad JSON at the masked time, byte 6).
+        let json = tmp.join(format!("extra-logs-masked-{}-{i}.json", std::process::id()));
+        let out = run(&[
+            "-f".as_ref(),
+            "json".as_ref(),
+            "--stats-json".as_ref(),
+            json.as_os_str(),
+            "-o".as_ref(),
+            "/dev/null".as_ref(),
+            path.as_os_str(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{file}: {}", stderr(&out));
+        let text = std::fs::read_to_string(&json).expect("--stats-json written");
+        let _ = std::fs::remove_file(&json);
+        let v: Value = serde_json::from_str(&text).expect("stats are JSON");
+        assert_eq!(v["inputs"][0]["json_preset"], "nginx", "{file}");
+        assert_eq!(v["rejected"].as_u64(), Some(lines), "{file}: {v}");
+        assert_eq!(v["emitted"].as_u64(), Some(0), "{file}: {v}");
+        assert!(
+            stderr(&out).contains(":2: invalid JSON at byte 6"),
+            "{file}"
+        );
     }
 }

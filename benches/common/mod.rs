@@ -105,7 +105,7 @@ impl UrlSet {
             let bytes = read_log(path);
             let sample = &bytes[..bytes.len().min(DETECT_BYTES)];
             let detected = match detect_input(None, None, sample) {
-                Some(d) if d.format != LogFormat::Plain => d,
+                Ok(d) if d.format != LogFormat::Plain => d,
                 _ => {
                     notes.push(format!(
                         "{} (format not detected: skipped)",

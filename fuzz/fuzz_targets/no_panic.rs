@@ -59,11 +59,13 @@ fn custom_paths() -> JsonPaths {
         scheme: p("a.b|s"),
         referer: p("r|a|req.headers.Referer"),
         method: p(" m | req.m "),
+        query: p("q|a.b|req.headers[name=q].v"),
+        default_scheme: None,
     }
 }
 
-/// JSON paths from a line: up to six tab-separated strings (as `--json-*`
-/// options would give them).
+/// JSON paths from a line: up to seven tab-separated strings (as `--json-*`
+/// options would give them, and a query path).
 fn paths_from(line: &[u8]) -> JsonPaths {
     let text = String::from_utf8_lossy(line);
     let mut it = text.split('\t').map(|s| Some(s.to_owned()));
@@ -74,6 +76,8 @@ fn paths_from(line: &[u8]) -> JsonPaths {
         scheme: it.next().flatten(),
         referer: it.next().flatten(),
         method: it.next().flatten(),
+        query: it.next().flatten(),
+        default_scheme: None,
     }
 }
 

@@ -7,7 +7,7 @@
 
 use memchr::{memchr, memmem};
 
-use super::json::{JsonExtractor, JsonPaths, JsonPreset};
+use super::json::{first_object_keys, JsonExtractor, JsonPaths, JsonPreset};
 use super::{Extracted, Field, Line, LogFormat, RecordReader};
 use crate::ascii::starts_with_ignore_case;
 
@@ -384,28 +384,49 @@ pub struct Detected {
     pub json_preset: Option<&'static str>,
 }
 
+/// Why [`detect_input`] cannot tell how to read an input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Undetected {
+    /// No line of the sample has the shape of a known format.
+    Format,
+    /// JSON objects whose fields match no preset, and no paths were given:
+    /// the top-level field names of the first object.
+    JsonFields(Vec<String>),
+}
+
 /// The format of an input whose first bytes are `sample`: `given` (`-f`),
 /// or guessed by [`detect`]; for JSON, the `given_paths` (`--json-*`) or
-/// the preset that fits the sample best. `None` when it cannot be guessed.
+/// the preset that fits the sample best. An error when the format cannot be
+/// guessed, or when the sample holds JSON objects and no preset fits them.
+/// A JSON sample with no whole object in it (an empty input, a
+/// pretty-printed document) is read with the nginx preset, so that each
+/// line is rejected for what is wrong with it.
 pub fn detect_input(
     given: Option<LogFormat>,
     given_paths: Option<&JsonPaths>,
     sample: &[u8],
-) -> Option<Detected> {
+) -> Result<Detected, Undetected> {
     let format = match given {
         Some(f) => f,
-        None => detect(sample)?,
+        None => detect(sample).ok_or(Undetected::Format)?,
     };
     let (json_paths, json_preset) = match (format, given_paths) {
         (LogFormat::Json, Some(p)) => (Some(p.clone()), Some("custom")),
         (LogFormat::Json, None) => {
-            let lines = sample.split(|&b| b == b'\n').take(SAMPLE_LINES);
-            let preset = JsonExtractor::detect_preset(lines).unwrap_or(JsonPreset::Nginx);
+            let lines = || sample.split(|&b| b == b'\n').take(SAMPLE_LINES);
+            let preset = match JsonExtractor::detect_preset(lines()) {
+                Some(preset) => preset,
+                None => match first_object_keys(lines()) {
+                    Some(keys) => return Err(Undetected::JsonFields(keys)),
+                    None => JsonPreset::Nginx,
+                },
+            };
             (Some(preset.paths()), Some(preset.name()))
         }
         _ => (None, None),
     };
-    Some(Detected {
+    Ok(Detected {
         format,
         guessed: given.is_none(),
         json_paths,

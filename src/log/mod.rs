@@ -306,7 +306,8 @@ pub enum LogFormat {
     /// AWS Application/Classic Load Balancer access log.
     #[cfg_attr(feature = "cli", value(name = "alb"))]
     Alb,
-    /// One JSON object per line (nginx JSON, Caddy, Traefik, or given field paths).
+    /// One JSON object per line (nginx JSON, Caddy, Traefik, cloud and CDN
+    /// logs, Zeek, or given field paths).
     #[cfg_attr(feature = "cli", value(name = "json"))]
     Json,
     /// HAProxy HTTP log, usually with a syslog prefix.

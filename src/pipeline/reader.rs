@@ -11,7 +11,7 @@ use crossbeam_channel::{Receiver, Sender};
 use super::stats::{FileReport, Stats};
 use super::{ByteRange, Event, FileCtx, Job, Mode, Options, OutputFormat};
 use crate::input::{self, Chunker, Piece, Source};
-use crate::log::detect::detect_input;
+use crate::log::detect::{detect_input, Undetected};
 use crate::log::LogFormat;
 
 /// How much of an input the format guess looks at.
@@ -139,16 +139,13 @@ impl<'a> Reader<'a> {
             _ => &[],
         };
         report.detected = opts.format.is_none();
-        let Some(detected) = detect_input(opts.format, opts.json_paths.as_ref(), sample) else {
-            self.spare += 1;
-            let why = crate::log::detect::why_undetected(sample)
-                .map(|why| format!("{why}; "))
-                .unwrap_or_default();
-            report.error = Some(format!(
-                "cannot detect the log format ({why}first line: {}); give it with -f",
-                first_line_preview(sample)
-            ));
-            return self.event(Event::Start(Box::new(report)));
+        let detected = match detect_input(opts.format, opts.json_paths.as_ref(), sample) {
+            Ok(detected) => detected,
+            Err(undetected) => {
+                self.spare += 1;
+                report.error = Some(undetected_message(&undetected, sample));
+                return self.event(Event::Start(Box::new(report)));
+            }
         };
         if !detected.format.has_header_state() {
             chunker.track_header(None);
@@ -262,6 +259,39 @@ fn read_error(e: &io::Error) -> String {
         format!("input is truncated (compressed stream ends early): {e}")
     } else {
         format!("read error: {e}")
+    }
+}
+
+/// What to tell the user about an input whose format cannot be told.
+#[cold]
+fn undetected_message(undetected: &Undetected, sample: &[u8]) -> String {
+    match undetected {
+        Undetected::JsonFields(keys) => {
+            const SHOWN: usize = 16;
+            let mut list = keys
+                .iter()
+                .take(SHOWN)
+                .map(|k| k.chars().take(40).collect::<String>())
+                .collect::<Vec<_>>()
+                .join(", ");
+            if keys.len() > SHOWN {
+                list.push_str(", ...");
+            }
+            format!(
+                "JSON log whose fields match no preset (first record has: {list}); \
+                 give the paths with --json-target/--json-request, --json-host, \
+                 --json-scheme, --json-referer, or a --json-preset"
+            )
+        }
+        _ => {
+            let why = crate::log::detect::why_undetected(sample)
+                .map(|why| format!("{why}; "))
+                .unwrap_or_default();
+            format!(
+                "cannot detect the log format ({why}first line: {}); give it with -f",
+                first_line_preview(sample)
+            )
+        }
     }
 }
 
