@@ -304,6 +304,35 @@ impl Chunker {
         self.track_header = header;
     }
 
+    /// Notes the header line that `buf`, a piece handed out, sets for the
+    /// pieces after it.
+    fn scan_header(&mut self, buf: &[u8]) {
+        let Some(header) = self.track_header else {
+            return;
+        };
+        let found = if header.first_line {
+            match self.header {
+                Some(_) => None,
+                None => first_line(buf, self.max_line),
+            }
+        } else {
+            last_header_line(buf, header, self.max_line)
+        };
+        if let Some(h) = found {
+            self.header = Some(Arc::from(h));
+        }
+    }
+
+    /// Switches to the header lines of `header` after the first piece
+    /// (`first`, the only one handed out) was read with others: the format
+    /// is settled from that piece, so the header it sets is looked for
+    /// again.
+    pub fn retrack_header(&mut self, header: Option<HeaderLine>, first: &[u8]) {
+        self.track_header = header;
+        self.header = None;
+        self.scan_header(first);
+    }
+
     /// Fills `buf` with the next piece. `Ok(None)` at the end of the input;
     /// `Err` after the last good piece when the input could not be read to
     /// its end (a truncated gzip stream, an I/O error).
@@ -406,11 +435,7 @@ impl Chunker {
         self.next_line += lines;
         self.bytes += buf.len() as u64;
         let header = self.header.clone();
-        if let Some(header) = self.track_header {
-            if let Some(h) = last_header_line(&buf, header, self.max_line) {
-                self.header = Some(Arc::from(h));
-            }
-        }
+        self.scan_header(&buf);
         Piece::Lines {
             buf,
             first_line,
@@ -477,6 +502,19 @@ fn last_header_line(buf: &[u8], header: HeaderLine, max_line: usize) -> Option<&
         }
     }
     None
+}
+
+/// The first line of `buf` that is not blank (after a UTF-8 BOM) and not
+/// longer than `max_line` (the worker rejects a longer one, so the reader
+/// never sees it): the header row of a CSV log.
+fn first_line(buf: &[u8], max_line: usize) -> Option<&[u8]> {
+    let blank = |l: &[u8]| {
+        let l = l.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l);
+        l.iter().all(|&b| b == b' ' || b == b'\t')
+    };
+    buf.split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .find(|l| l.len() <= max_line && !blank(l))
 }
 
 #[cfg(test)]

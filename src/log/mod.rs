@@ -377,6 +377,10 @@ pub struct HeaderLine {
     pub marker: u8,
     /// Whether a whole line (without its line end) is a header line.
     pub is_header: fn(&[u8]) -> bool,
+    /// True when the header is the input's first line that is not blank
+    /// (a CSV header row), whatever its bytes: `marker` and `is_header` are
+    /// then not used, and no later line is a header.
+    pub first_line: bool,
 }
 
 impl fmt::Display for LogFormat {
