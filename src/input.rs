@@ -671,6 +671,56 @@ mod tests {
     }
 
     #[test]
+    fn csv_header_row_is_carried() {
+        let data = b"\n \nurl,host\n/a,h\n/b,h\n/c,h\nurl,host\n/d,h\n";
+        let mut c = Chunker::new(Box::new(io::Cursor::new(data.to_vec())), 4, 100);
+        c.track_header(LogFormat::Csv.header_line());
+        let mut headers = Vec::new();
+        while let Some(Piece::Lines { header, buf, .. }) = c.next_piece(Vec::new()).unwrap() {
+            headers.push((buf, header.map(|h| h.to_vec())));
+        }
+        // Until the piece that holds it, none; then the first row, always.
+        assert!(headers.len() >= 4, "{headers:?}");
+        let mut seen = false;
+        for (buf, header) in headers {
+            assert_eq!(
+                header.is_some(),
+                seen,
+                "{:?}",
+                String::from_utf8_lossy(&buf)
+            );
+            if let Some(h) = header {
+                assert_eq!(h, b"url,host");
+            }
+            seen |= buf.windows(8).any(|w| w == b"url,host");
+        }
+        // A first row too long for the worker is no header: the next one is.
+        assert_eq!(
+            first_line(b"\xEF\xBB\xBF\r\nlong long\nurl\n", 5),
+            Some(&b"url"[..])
+        );
+        assert_eq!(first_line(b"\n\n", 5), None);
+    }
+
+    #[test]
+    fn the_header_is_looked_for_again_once_the_format_is_known() {
+        // The first piece is read before detection, with W3C's header lines.
+        let data = b"#separator \\x09\n#fields\tts\turi\n1\t/a\n";
+        let mut c = Chunker::new(Box::new(io::Cursor::new(data.to_vec())), 1 << 10, 100);
+        c.track_header(LogFormat::any_header_line());
+        let Some(Piece::Lines { buf, .. }) = c.next_piece(Vec::new()).unwrap() else {
+            panic!("lines expected");
+        };
+        assert!(c.header.is_none());
+        c.retrack_header(LogFormat::Zeek.header_line(), &buf);
+        assert_eq!(c.header.as_deref(), Some(&b"#fields\tts\turi"[..]));
+        c.retrack_header(LogFormat::Tsv.header_line(), &buf);
+        assert_eq!(c.header.as_deref(), Some(&b"#separator \\x09"[..]));
+        c.retrack_header(None, &buf);
+        assert!(c.header.is_none());
+    }
+
+    #[test]
     fn last_header_line_is_the_formats() {
         let w3c = LogFormat::W3c.header_line().unwrap();
         let last = |buf: &[u8], max: usize| {

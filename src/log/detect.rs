@@ -36,12 +36,22 @@ pub fn detect(sample: &[u8]) -> Option<LogFormat> {
     let mut votes = [0usize; 6]; // json, alb, haproxy, clf, plain, unknown
     let (mut vhost, mut referer, mut clf) = (0usize, 0usize, 0usize);
     let mut seen = 0;
+    let mut first = true;
     for line in sample.split(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(|&b| b == b' ' || b == b'\t') {
             continue;
         }
+        // A CSV/TSV header row of a known log decides at once.
+        if std::mem::take(&mut first) {
+            if let Some(format) = super::csv::detect_header(line) {
+                return Some(format);
+            }
+        }
         if line.starts_with(b"#") {
+            if is_zeek_directive(line) {
+                return Some(LogFormat::Zeek);
+            }
             if starts_with_ignore_case(line, b"#Fields:") {
                 return Some(
                     if memmem::find(line, b"x-edge-").is_some()
@@ -98,6 +108,20 @@ pub fn detect(sample: &[u8]) -> Option<LogFormat> {
         3 => LogFormat::Common,
         _ => LogFormat::Plain,
     })
+}
+
+/// A Zeek directive that only an HTTP log has (`#fields` with `uri`,
+/// `#path http`), or that only Zeek writes (`#separator`).
+fn is_zeek_directive(line: &[u8]) -> bool {
+    let sep = |b: &u8| *b == b'\t' || *b == b' ';
+    if super::zeek::is_fields_line(line) {
+        return line[8..].split(|&b| b == line[7]).any(|n| n == b"uri");
+    }
+    line.strip_prefix(b"#separator")
+        .is_some_and(|r| r.first().is_some_and(sep))
+        || line
+            .strip_prefix(b"#path")
+            .is_some_and(|r| r.first().is_some_and(sep) && r[1..].trim_ascii() == b"http")
 }
 
 fn shape(line: &[u8]) -> Shape {
@@ -215,6 +239,27 @@ mod tests {
         assert_eq!(
             d("#Fields: date x-edge-location cs-uri-stem\n"),
             Some(LogFormat::Cloudfront)
+        );
+        assert_eq!(
+            d("#separator \\x09\n#set_separator\t,\n"),
+            Some(LogFormat::Zeek)
+        );
+        assert_eq!(
+            d("### BTest\n#fields\tts\turi\n1\t/\n"),
+            Some(LogFormat::Zeek)
+        );
+        assert_eq!(d("#path\thttp\n"), Some(LogFormat::Zeek));
+        // A Zeek log of something else, or `#Fields:` with `uri`: not zeek.
+        assert_eq!(d("#fields\tts\tquery\n1\ta\n"), None);
+        assert_eq!(d("#path\tconn\n"), Some(LogFormat::Plain));
+        assert_eq!(d("#Fields: uri\n"), Some(LogFormat::W3c));
+        assert_eq!(
+            d("\"time_micros\",\"cs_method\",\"cs_uri\",\"cs_host\",\"s_request_id\"\n"),
+            Some(LogFormat::Csv)
+        );
+        assert_eq!(
+            d("\nhost\tlogname\ttime\tmethod\turl\tresponse\tbytes\n"),
+            Some(LogFormat::Tsv)
         );
         assert_eq!(d("{\"a\":1}\n"), Some(LogFormat::Json));
         assert_eq!(d("https://a.example/\n/b\n"), Some(LogFormat::Plain));

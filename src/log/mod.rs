@@ -312,11 +312,20 @@ pub enum LogFormat {
     /// HAProxy HTTP log, usually with a syslog prefix.
     #[cfg_attr(feature = "cli", value(name = "haproxy"))]
     Haproxy,
+    /// Zeek (Bro) `http.log`, TSV with `#fields` headers.
+    #[cfg_attr(feature = "cli", value(name = "zeek"))]
+    Zeek,
+    /// Comma-separated values with a header row; columns by name (`--columns`).
+    #[cfg_attr(feature = "cli", value(name = "csv"))]
+    Csv,
+    /// Tab-separated values with a header row; columns by name (`--columns`).
+    #[cfg_attr(feature = "cli", value(name = "tsv"))]
+    Tsv,
 }
 
 impl LogFormat {
     /// Every format, in the order detection tries them.
-    pub const ALL: [LogFormat; 9] = [
+    pub const ALL: [LogFormat; 12] = [
         LogFormat::Plain,
         LogFormat::Common,
         LogFormat::Combined,
@@ -326,6 +335,9 @@ impl LogFormat {
         LogFormat::Alb,
         LogFormat::Json,
         LogFormat::Haproxy,
+        LogFormat::Zeek,
+        LogFormat::Csv,
+        LogFormat::Tsv,
     ];
 
     /// The name used on the command line and in statistics.
@@ -340,6 +352,9 @@ impl LogFormat {
             LogFormat::Alb => "alb",
             LogFormat::Json => "json",
             LogFormat::Haproxy => "haproxy",
+            LogFormat::Zeek => "zeek",
+            LogFormat::Csv => "csv",
+            LogFormat::Tsv => "tsv",
         }
     }
 
@@ -354,6 +369,8 @@ impl LogFormat {
     pub fn header_line(self) -> Option<HeaderLine> {
         match self {
             LogFormat::W3c | LogFormat::Cloudfront => Some(w3c::HEADER_LINE),
+            LogFormat::Zeek => Some(zeek::HEADER_LINE),
+            LogFormat::Csv | LogFormat::Tsv => Some(csv::HEADER_LINE),
             _ => None,
         }
     }
@@ -401,11 +418,13 @@ impl std::str::FromStr for LogFormat {
 
 pub(crate) mod alb;
 pub(crate) mod clf;
+pub mod csv;
 pub mod detect;
 pub(crate) mod escape;
 pub(crate) mod haproxy;
 mod record;
 mod target;
+pub(crate) mod zeek;
 
 pub use record::RecordReader;
 pub(crate) use target::request_url_of;

@@ -1,11 +1,15 @@
 //! The record reader: one log format's extractor behind one type, so that
 //! the pipeline reads a line the same way whatever the format.
 
+use std::sync::Arc;
+
 use super::alb::AlbExtractor;
 use super::clf::ClfExtractor;
+use super::csv::{CsvColumns, CsvExtractor};
 use super::haproxy::HaproxyExtractor;
 use super::json::{JsonExtractor, JsonPaths};
 use super::w3c::W3cExtractor;
+use super::zeek::ZeekExtractor;
 use super::{Extracted, Field, Line, LogFormat};
 
 /// Reads the lines of one input of a given [`LogFormat`] into [`Extracted`]
@@ -38,6 +42,8 @@ enum Extractor {
     Alb(AlbExtractor),
     Json(JsonExtractor),
     Haproxy(HaproxyExtractor),
+    Zeek(ZeekExtractor),
+    Csv(CsvExtractor),
 }
 
 impl RecordReader {
@@ -53,6 +59,9 @@ impl RecordReader {
             LogFormat::Alb => Extractor::Alb(AlbExtractor),
             LogFormat::Json => Extractor::Json(JsonExtractor::new(json_paths.unwrap_or_default())),
             LogFormat::Haproxy => Extractor::Haproxy(HaproxyExtractor),
+            LogFormat::Zeek => Extractor::Zeek(ZeekExtractor::default()),
+            LogFormat::Csv => Extractor::Csv(CsvExtractor::new(b',', None)),
+            LogFormat::Tsv => Extractor::Csv(CsvExtractor::new(b'\t', None)),
         };
         RecordReader { format, extractor }
     }
@@ -80,6 +89,8 @@ impl RecordReader {
             Extractor::Alb(x) => x.extract(line, field, out),
             Extractor::Json(x) => x.extract(line, field, out),
             Extractor::Haproxy(x) => x.extract(line, field, out),
+            Extractor::Zeek(x) => x.extract(line, field, out),
+            Extractor::Csv(x) => x.extract(line, field, out),
         }
     }
 
@@ -96,8 +107,21 @@ impl RecordReader {
     /// `#Fields:` line of a W3C log that an earlier piece of the input
     /// held), for formats with [`LogFormat::has_header_state`].
     pub fn header(&mut self, line: &[u8]) {
-        if let Extractor::W3c(x) = &mut self.extractor {
-            x.extract(line, Field::Request, &mut Extracted::default());
+        let out = &mut Extracted::default();
+        // What the line gives is its reader's to report, where it is.
+        let _ = match &mut self.extractor {
+            Extractor::W3c(x) => x.extract(line, Field::Request, out),
+            Extractor::Zeek(x) => x.extract(line, Field::Request, out),
+            Extractor::Csv(x) => x.extract(line, Field::Request, out),
+            _ => return,
+        };
+    }
+
+    /// The columns of a `csv`/`tsv` log (`--columns`; `None`: those of the
+    /// preset its header row shows). Set before the first line.
+    pub fn csv_columns(&mut self, columns: Option<Arc<CsvColumns>>) {
+        if let Extractor::Csv(x) = &mut self.extractor {
+            x.set_columns(columns);
         }
     }
 }
