@@ -228,13 +228,16 @@ impl ZeekExtractor {
             .map_or(line.len(), |p| p + 1);
         let (name, value) = (&line[1..name_end], line.get(name_end + 1..).unwrap_or(&[]));
         match name {
-            b"separator" => {
-                let mut sep = Vec::new();
-                unescape_into(&mut sep, value);
-                if let [b] = sep[..] {
-                    self.sep = b;
+            // One byte, raw or `\xHH` (no allocation: it repeats per block).
+            b"separator" => match value {
+                [b] => self.sep = *b,
+                [b'\\', b'x', hex @ ..] => {
+                    if let Some(b) = ascii::hex_pair(hex).filter(|_| hex.len() == 2) {
+                        self.sep = b;
+                    }
                 }
-            }
+                _ => {}
+            },
             b"unset_field" => {
                 self.unset.clear();
                 self.unset.extend_from_slice(value);
@@ -398,6 +401,16 @@ mod tests {
         );
         assert_eq!((&out.target[..], &out.host[..]), (&b"/two"[..], &b"h2"[..]));
         assert_eq!(out.port, None);
+        // `#separator` takes one byte, raw or escaped; anything else is ignored.
+        for (directive, sep) in [
+            (&b"#separator \\x7c"[..], b'|'),
+            (b"#separator ;", b';'),
+            (b"#separator \\x7", b';'),
+            (b"#separator ab", b';'),
+        ] {
+            x.extract(directive, Field::Request, &mut out);
+            assert_eq!(x.sep, sep, "{}", String::from_utf8_lossy(directive));
+        }
         // The separator follows from the `#fields` line alone (a worker
         // that starts mid-file gets only that line).
         let mut y = ZeekExtractor::default();
