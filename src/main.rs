@@ -139,9 +139,10 @@ struct Cli {
 
     /// CSV/TSV logs: the columns, by their header-row names.
     ///
-    /// `url=NAME,host=NAME,method=NAME,referer=NAME,status=NAME,bytes=NAME`
-    /// (`url` is required), or a preset (`gcs`, `nasa`) with such overrides
-    /// (`gcs,referer=-`). Default: the preset the header row shows.
+    /// A comma list of `role=NAME`, roles `url` (required), `host`, `method`,
+    /// `referer`, `status`, `bytes` (`url=path,host=server`), or a preset
+    /// (`gcs`, `nasa`) with such overrides (`gcs,referer=-`). Default: the
+    /// preset the header row shows.
     #[arg(long, value_name = "SPEC", value_parser = parse_columns, help_heading = "Format")]
     columns: Option<CsvColumns>,
 
