@@ -304,6 +304,35 @@ impl Chunker {
         self.track_header = header;
     }
 
+    /// Notes the header line that `buf`, a piece handed out, sets for the
+    /// pieces after it.
+    fn scan_header(&mut self, buf: &[u8]) {
+        let Some(header) = self.track_header else {
+            return;
+        };
+        let found = if header.first_line {
+            match self.header {
+                Some(_) => None,
+                None => first_line(buf, self.max_line),
+            }
+        } else {
+            last_header_line(buf, header, self.max_line)
+        };
+        if let Some(h) = found {
+            self.header = Some(Arc::from(h));
+        }
+    }
+
+    /// Switches to the header lines of `header` after the first piece
+    /// (`first`, the only one handed out) was read with others: the format
+    /// is settled from that piece, so the header it sets is looked for
+    /// again.
+    pub fn retrack_header(&mut self, header: Option<HeaderLine>, first: &[u8]) {
+        self.track_header = header;
+        self.header = None;
+        self.scan_header(first);
+    }
+
     /// Fills `buf` with the next piece. `Ok(None)` at the end of the input;
     /// `Err` after the last good piece when the input could not be read to
     /// its end (a truncated gzip stream, an I/O error).
@@ -406,11 +435,7 @@ impl Chunker {
         self.next_line += lines;
         self.bytes += buf.len() as u64;
         let header = self.header.clone();
-        if let Some(header) = self.track_header {
-            if let Some(h) = last_header_line(&buf, header, self.max_line) {
-                self.header = Some(Arc::from(h));
-            }
-        }
+        self.scan_header(&buf);
         Piece::Lines {
             buf,
             first_line,
@@ -477,6 +502,19 @@ fn last_header_line(buf: &[u8], header: HeaderLine, max_line: usize) -> Option<&
         }
     }
     None
+}
+
+/// The first line of `buf` that is not blank (after a UTF-8 BOM) and not
+/// longer than `max_line` (the worker rejects a longer one, so the reader
+/// never sees it): the header row of a CSV log.
+fn first_line(buf: &[u8], max_line: usize) -> Option<&[u8]> {
+    let blank = |l: &[u8]| {
+        let l = l.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l);
+        l.iter().all(|&b| b == b' ' || b == b'\t')
+    };
+    buf.split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .find(|l| l.len() <= max_line && !blank(l))
 }
 
 #[cfg(test)]
@@ -630,6 +668,56 @@ mod tests {
         }
         assert!(pieces >= 4, "{pieces}");
         assert_eq!(seen.as_deref(), Some("#Fields: c"));
+    }
+
+    #[test]
+    fn csv_header_row_is_carried() {
+        let data = b"\n \nurl,host\n/a,h\n/b,h\n/c,h\nurl,host\n/d,h\n";
+        let mut c = Chunker::new(Box::new(io::Cursor::new(data.to_vec())), 4, 100);
+        c.track_header(LogFormat::Csv.header_line());
+        let mut headers = Vec::new();
+        while let Some(Piece::Lines { header, buf, .. }) = c.next_piece(Vec::new()).unwrap() {
+            headers.push((buf, header.map(|h| h.to_vec())));
+        }
+        // Until the piece that holds it, none; then the first row, always.
+        assert!(headers.len() >= 4, "{headers:?}");
+        let mut seen = false;
+        for (buf, header) in headers {
+            assert_eq!(
+                header.is_some(),
+                seen,
+                "{:?}",
+                String::from_utf8_lossy(&buf)
+            );
+            if let Some(h) = header {
+                assert_eq!(h, b"url,host");
+            }
+            seen |= buf.windows(8).any(|w| w == b"url,host");
+        }
+        // A first row too long for the worker is no header: the next one is.
+        assert_eq!(
+            first_line(b"\xEF\xBB\xBF\r\nlong long\nurl\n", 5),
+            Some(&b"url"[..])
+        );
+        assert_eq!(first_line(b"\n\n", 5), None);
+    }
+
+    #[test]
+    fn the_header_is_looked_for_again_once_the_format_is_known() {
+        // The first piece is read before detection, with W3C's header lines.
+        let data = b"#separator \\x09\n#fields\tts\turi\n1\t/a\n";
+        let mut c = Chunker::new(Box::new(io::Cursor::new(data.to_vec())), 1 << 10, 100);
+        c.track_header(LogFormat::any_header_line());
+        let Some(Piece::Lines { buf, .. }) = c.next_piece(Vec::new()).unwrap() else {
+            panic!("lines expected");
+        };
+        assert!(c.header.is_none());
+        c.retrack_header(LogFormat::Zeek.header_line(), &buf);
+        assert_eq!(c.header.as_deref(), Some(&b"#fields\tts\turi"[..]));
+        c.retrack_header(LogFormat::Tsv.header_line(), &buf);
+        assert_eq!(c.header.as_deref(), Some(&b"#separator \\x09"[..]));
+        c.retrack_header(None, &buf);
+        assert!(c.header.is_none());
     }
 
     #[test]

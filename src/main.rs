@@ -25,6 +25,7 @@ use std::process::ExitCode;
 use canonurl::canon::rules::{self, Edit, Rule};
 use canonurl::canon::surt::SurtForm;
 use canonurl::input::Source;
+use canonurl::log::csv::CsvColumns;
 use canonurl::log::json::{JsonPaths, JsonPreset};
 use canonurl::log::{Field, LogFormat};
 use canonurl::pipeline::stats::Summary;
@@ -135,6 +136,15 @@ struct Cli {
     /// JSON logs: dotted path of the referer.
     #[arg(long, value_name = "PATH", help_heading = "Format")]
     json_referer: Option<String>,
+
+    /// CSV/TSV logs: the columns, by their header-row names.
+    ///
+    /// A comma list of `role=NAME`, roles `url` (required), `host`, `method`,
+    /// `referer`, `status`, `bytes` (`url=path,host=server`), or a preset
+    /// (`gcs`, `nasa`) with such overrides (`gcs,referer=-`). Default: the
+    /// preset the header row shows.
+    #[arg(long, value_name = "SPEC", value_parser = parse_columns, help_heading = "Format")]
+    columns: Option<CsvColumns>,
 
     // ---- Profile and rules ----
     /// Canonicalization profile.
@@ -784,6 +794,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
             FormatChoice::Given(f) => Some(f),
         },
         json_paths,
+        csv_columns: cli.columns.clone().map(Arc::new),
         field,
         profile,
         rules: Some(Arc::new(rules)),
@@ -937,6 +948,11 @@ fn rules_table() -> String {
          (--rule +name, or a rules file). A setting is chosen with --rule name=value.\n",
     );
     t
+}
+
+/// `--columns`: role=NAME pairs and a preset.
+fn parse_columns(spec: &str) -> Result<CsvColumns, String> {
+    spec.parse()
 }
 
 /// JSON paths from `--json-preset` and the `--json-*` overrides.

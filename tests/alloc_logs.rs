@@ -113,6 +113,13 @@ fn no_allocation_per_line_in_any_format() {
             LogFormat::Json,
             Some(JsonPreset::Cloudflare),
         ),
+        ("logs-lnav/logfile_bro_http.log.0", LogFormat::Zeek, None),
+        (
+            "extra-logs/gcs-usage/kanjiapi-usage-example-two.csv",
+            LogFormat::Csv,
+            None,
+        ),
+        ("nasa-tsv/nasa_19950701.tsv", LogFormat::Tsv, None),
     ];
     for (file, format, json) in cases {
         let bytes = std::fs::read(data.join(file)).expect("shared log is readable");

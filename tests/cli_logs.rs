@@ -1460,3 +1460,88 @@ fn forwarded_for_lists_are_clients_not_hosts() {
     // (port 443: https.)
     assert_eq!(text(&o.stdout), "https://shop.example/a\n");
 }
+
+/// A Zeek log big enough to be cut into several pieces, whose columns change
+/// halfway (a new header block): each piece must be read with the `#fields`
+/// line before it, whichever worker reads it, and `-j 2` must write what
+/// `-j 1` writes.
+#[test]
+fn zeek_header_is_carried_to_every_piece() {
+    let mut log = String::from("#separator \\x09\n#set_separator\t,\n#empty_field\t(empty)\n#unset_field\t-\n#path\thttp\n");
+    let mut want = Vec::new();
+    log.push_str("#fields\tts\tuid\tid.resp_p\tmethod\thost\turi\treferrer\n");
+    for i in 0..30_000 {
+        log.push_str(&format!(
+            "1.{i}\tC{i}\t80\tGET\ta.example\t/first/{i}\\x20x?q={i}\t-\n"
+        ));
+        want.push(format!("http://a.example/first/{i}%20x?q={i}"));
+    }
+    log.push_str("#close\t2020\n#fields\turi\tid.resp_p\thost\tts\n");
+    want.extend(["".to_string(), "".to_string()]);
+    for i in 0..30_000 {
+        log.push_str(&format!("/second/{i}\t443\tb.example\t2.{i}\n"));
+        want.push(format!("https://b.example/second/{i}"));
+    }
+    assert!(log.len() > 2 << 20, "{}", log.len());
+    let f = file("big-zeek.log", log.as_bytes());
+    let header_lines = 6;
+    for j in ["1", "2"] {
+        let (out, v) = stats(&["--pipe", "-j", j, &f], b"");
+        assert_exit(&out, 0);
+        assert_eq!(v["inputs"][0]["format"], "zeek");
+        assert_eq!(v["rejected"], 0, "-j {j}: {v}");
+        assert_eq!(v["emitted"], 60_000, "-j {j}: {v}");
+        let got = lines(&out.stdout);
+        assert_eq!(got.len(), header_lines + want.len(), "-j {j}");
+        assert!(got[..header_lines].iter().all(String::is_empty));
+        assert!(got[header_lines..] == want[..], "-j {j}: output differs");
+    }
+}
+
+/// A CSV log (Google Cloud Storage usage) big enough for several pieces: the
+/// header row, the first line, is carried to every piece.
+#[test]
+fn csv_header_row_is_carried_to_every_piece() {
+    let header = r#""time_micros","c_ip","c_ip_type","c_ip_region","cs_method","cs_uri","sc_status","cs_bytes","sc_bytes","time_taken_micros","cs_host","cs_referer","cs_user_agent","s_request_id","cs_operation","cs_bucket","cs_object""#;
+    let mut log = format!("{header}\n");
+    let mut want = vec![String::new()];
+    for i in 0..15_000 {
+        log.push_str(&format!(
+            r#""{i}","10.0.0.1","1","","GET","/o/{i}?alt=media","200","0","1","2","b{}.example","","Mozilla/5.0 (X11, ""Linux"")","id","GET_Object","b","o/{i}""#,
+            i % 3
+        ));
+        log.push('\n');
+        want.push(format!("https://b{}.example/o/{i}?alt=media", i % 3));
+    }
+    assert!(log.len() > 2 << 20, "{}", log.len());
+    let f = file("big-gcs.csv", log.as_bytes());
+    for j in ["1", "2"] {
+        let (out, v) = stats(&["--pipe", "-j", j, &f], b"");
+        assert_exit(&out, 0);
+        assert_eq!(v["inputs"][0]["format"], "csv");
+        assert_eq!(
+            (&v["emitted"], &v["rejected"]),
+            (&15_000.into(), &0.into()),
+            "-j {j}: {v}"
+        );
+        assert!(lines(&out.stdout) == want, "-j {j}: output differs");
+    }
+}
+
+#[test]
+fn columns_flag() {
+    let f = file(
+        "cols.csv",
+        b"when,Path,Server\n1,/a,h.example\n2,\"/b,c\",-\n",
+    );
+    let out = canonurl(&["-f", "csv", "--columns", "url=path,host=server", &f], b"");
+    assert_exit(&out, 0);
+    assert_eq!(lines(&out.stdout), ["http://h.example/a", "/b,c"]);
+    // Without a url column: a usage error that says what is missing.
+    let out = canonurl(&["-f", "csv", "--columns", "host=server", &f], b"");
+    assert_exit(&out, 2);
+    assert!(err(&out).contains("url=NAME"), "{}", err(&out));
+    // A named column the header lacks: every record is rejected.
+    let (out, v) = stats(&["-f", "csv", "--columns", "url=uri", &f], b"");
+    assert_eq!(v["rejected"], 2, "{v}: {}", err(&out));
+}

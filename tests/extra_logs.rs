@@ -192,6 +192,76 @@ const CASES: &[Case] = &[
         preset: Some("cloudflare"),
         urls: &[(1, "http://www.ripe.net/")],
     },
+    // GCS usage log: a quoted header row, then `"GET","/v1/kanji/%E9%9B%86"`
+    // with `cs_host` `kanjiapi.dev` (fields 5, 6 and 11 of each row, read in
+    // the file); https per the preset. No final newline.
+    Case {
+        file: "gcs-usage/kanjiapi-usage-example-one.csv",
+        format: "csv",
+        preset: None,
+        urls: &[
+            (1, ""),
+            (2, "https://kanjiapi.dev/v1/kanji/%E9%9B%86"),
+            (3, "https://kanjiapi.dev/v1/kanji/%E5%85%88"),
+        ],
+    },
+    // Same layout; rows 2-4 have `cs_uri` `/v1/kanji/%E7%8B%99`, `%E5%93%80`,
+    // `%E6%9B%B8` (and `cs_object` the decoded kanji, not read).
+    Case {
+        file: "gcs-usage/kanjiapi-usage-example-two.csv",
+        format: "csv",
+        preset: None,
+        urls: &[
+            (1, ""),
+            (2, "https://kanjiapi.dev/v1/kanji/%E7%8B%99"),
+            (4, "https://kanjiapi.dev/v1/kanji/%E6%9B%B8"),
+        ],
+    },
+    // Line 10 (`cut -f6-10`): port 80, `GET`, host `lepo.it.da.ut.ee`, a uri
+    // with raw spaces and `\xfc` (one byte, percent-encoded as `%FC`); the
+    // `,` stays. Lines 1-9 are `### BTest` and directives, 11 `#close`.
+    Case {
+        file: "zeek-tsv/zeek-btest-ascii-escape-odd-url.http.log",
+        format: "zeek",
+        preset: None,
+        urls: &[
+            (1, ""),
+            (
+                10,
+                "http://lepo.it.da.ut.ee/~cect/teoreetilised%20seminarid_2010/arheoloogia_uurimisr%FChma_seminar/Joyce%20et%20al%20-%20The%20Languages%20of%20Archaeology%20~%20Dialogue,%20Narrative%20and%20Writing.pdf",
+            ),
+            (11, ""),
+        ],
+    },
+    // `cut -f8-10`: line 10 `OPTIONS www.google.com *` (asterisk-form),
+    // 11 uri `(empty)`, 12 all `-`, 14 `GET /`, 16 `GET /HTTP/1.1` (an HTTP/0.9
+    // request), 30 `CONNECT /` (authority-form), 35 `TRACE /`.
+    Case {
+        file: "zeek-tsv/zeek-btest-http-methods.http.log",
+        format: "zeek",
+        preset: None,
+        urls: &[
+            (10, ""),
+            (11, ""),
+            (12, ""),
+            (14, "http://www.google.com/"),
+            (16, "http://www.google.com/HTTP/1.1"),
+            (30, ""),
+            (35, "http://www.google.com/"),
+        ],
+    },
+    // `cut -f6,9,10`: line 10 `80 bits.wikimedia.org /skins-1.5/monobook/main.css`,
+    // 17 `80 meta.wikimedia.org /images/wikimedia-button.png`.
+    Case {
+        file: "zeek-tsv/zeek-btest-opt-basic.http.log",
+        format: "zeek",
+        preset: None,
+        urls: &[
+            (9, ""),
+            (10, "http://bits.wikimedia.org/skins-1.5/monobook/main.css"),
+            (17, "http://meta.wikimedia.org/images/wikimedia-button.png"),
+        ],
+    },
     // IIS 10: `2022-11-07 14:29:06 127.0.0.1 GET /us - 80 ...` (no host column).
     Case {
         file: "w3c/netdata-iis-u_ex221107.log",
@@ -247,11 +317,7 @@ const MASKED: &[(&str, &str, &str)] = &[
 
 /// Format directories of `extra-logs/` that canonurl does not read yet, with
 /// why. Their files are only checked to exist.
-const NOT_READ_YET: &[(&str, &str)] = &[
-    ("gcs-usage", "csv format not written yet (issue 14)"),
-    ("uwsgi", "uWSGI request logging: not a supported format"),
-    ("zeek-tsv", "zeek format not written yet (issue 14)"),
-];
+const NOT_READ_YET: &[(&str, &str)] = &[("uwsgi", "uWSGI request logging: not a supported format")];
 
 /// The path to run a case on: the file, or for a `MASKED` one a copy in
 /// `tmp` with the mask replaced.
@@ -434,5 +500,72 @@ fn masked_files_are_not_json() {
             stderr(&out).contains(":2: invalid JSON at byte 6"),
             "{file}"
         );
+    }
+}
+
+/// The NASA TSV exports (`nasa-tsv/`, next to `extra-logs/`): a header row
+/// `host logname time method url response bytes`, then 9999 records whose
+/// `host` is the client. `-f auto` reads them as tsv with the nasa preset;
+/// every line is accounted for, and the URLs are path-only, as for the
+/// NASA common log (`tests/logs.rs`).
+#[test]
+fn nasa_tsv_is_tsv_with_path_only_urls() {
+    let Some(dir) = extra_logs() else { return };
+    let dir = dir.parent().expect("shared data").join("nasa-tsv");
+    if !dir.is_dir() {
+        eprintln!("skipping: {} is absent", dir.display());
+        return;
+    }
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    // (file, line, URL): `sed -n 'Np' F | cut -f1,5`.
+    let checks: &[(&str, usize, &str)] = &[
+        ("nasa_19950701.tsv", 1, ""),
+        // `199.72.81.55 /history/apollo/`
+        ("nasa_19950701.tsv", 2, "/history/apollo/"),
+        // `unicomp6.unicomp.net /shuttle/countdown/`: no host in the URL.
+        ("nasa_19950701.tsv", 3, "/shuttle/countdown/"),
+        // the last line: `204.238.216.51 /images/MOSAIC-logosmall.gif`
+        ("nasa_19950801.tsv", 10000, "/images/MOSAIC-logosmall.gif"),
+    ];
+    for name in ["nasa_19950701.tsv", "nasa_19950801.tsv"] {
+        let path = dir.join(name);
+        let raw = common::read_bytes(&path);
+        let lines = common::split_lines(&raw).len() as u64;
+        let json = tmp.join(format!("nasa-{}-{name}.json", std::process::id()));
+        let out = run(&[
+            "--stats-json".as_ref(),
+            json.as_os_str(),
+            "-o".as_ref(),
+            "/dev/null".as_ref(),
+            path.as_os_str(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        let text = std::fs::read_to_string(&json).expect("--stats-json written");
+        let _ = std::fs::remove_file(&json);
+        let v: Value = serde_json::from_str(&text).expect("stats are JSON");
+        assert_eq!(v["inputs"][0]["format"], "tsv", "{name}");
+        let n = |k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{k} in {v}"));
+        assert_eq!(n("lines"), lines, "{name}");
+        // `grep -c . F` = 10000: one header row, 9999 records, none bad.
+        assert_eq!(
+            (n("emitted"), n("skipped"), n("rejected")),
+            (lines - 1, 1, 0),
+            "{name}: {v}"
+        );
+        let out = run(&["--pipe".as_ref(), path.as_os_str()]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        let got = common::split_lines(&out.stdout);
+        assert_eq!(got.len() as u64, lines, "{name}: --pipe lines");
+        assert!(
+            got.iter().skip(1).all(|u| u.starts_with(b"/")),
+            "{name}: a URL with a host"
+        );
+        for &(file, line, want) in checks.iter().filter(|c| c.0 == name) {
+            assert_eq!(
+                String::from_utf8_lossy(got[line - 1]),
+                want,
+                "{file}:{line}"
+            );
+        }
     }
 }

@@ -19,16 +19,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::Value;
 
 /// Log files whose format cannot be detected: `canonurl` must exit 2 with a
-/// message naming the file. `logfile_bro_http.log.0` is a Zeek (Bro) TSV log
-/// (`#separator \x09`, `#fields ts uid ...`), which is none of the formats.
-///
-/// `logfile_syslog_with_access_log.0` is a syslog in which two of five lines
-/// are access-log records: too few for `-f auto` to call it `common` (it
-/// reads with `-f common`, see `syslog_with_access_log_reads_with_f_common`).
-const UNDETECTABLE: &[&str] = &[
-    "logs-lnav/logfile_bro_http.log.0",
-    "logs-lnav/logfile_syslog_with_access_log.0",
-];
+/// message naming the file. `logfile_syslog_with_access_log.0` is a syslog in
+/// which two of five lines are access-log records: too few for `-f auto` to
+/// call it `common` (it reads with `-f common`, see
+/// `syslog_with_access_log_reads_with_f_common`). (`logfile_bro_http.log.0`,
+/// a Zeek TSV log, is read as `zeek` since issue 14.)
+const UNDETECTABLE: &[&str] = &["logs-lnav/logfile_syslog_with_access_log.0"];
 
 /// The format each known file must be detected as, checked by looking at the
 /// files (see the comment on each entry). Files not listed are still covered
@@ -72,6 +68,8 @@ const FORMATS: &[(&str, &str)] = &[
     // docker-compose prefix `caddy  | {...}`.
     ("logs-lnav/logfile_caddy_log.0", "json"),
     ("logs-lnav/logfile_caddy_log.1", "json"),
+    // Zeek TSV: `#separator \x09`, `#path http`, `#fields ts uid ... uri`.
+    ("logs-lnav/logfile_bro_http.log.0", "zeek"),
     // `... haproxy[7]: ip:port [time] frontend backend ... "GET /x HTTP/1.1"`.
     ("logs-lnav/logfile_haproxy.0", "haproxy"),
     // `localhost:443 178.20.184.42 1j0vhgd jsmith [26/Jul/2023...] "GET ..."`.

@@ -60,16 +60,39 @@ struct Guess {
     read: usize,
 }
 
+impl Guess {
+    /// A header line that only one format writes (W3C's `#Fields:`,
+    /// Zeek's `#fields`, a known CSV header row) decides: it is evidence
+    /// enough.
+    fn decided(format: LogFormat) -> Guess {
+        Guess {
+            format,
+            lines: 1,
+            read: 1,
+        }
+    }
+}
+
 fn guess(sample: &[u8]) -> Option<Guess> {
     let mut votes = [0usize; 9]; // json, alb, haproxy, clf, plain, s3, squid, envoy, unknown
     let (mut vhost, mut referer, mut clf) = (0usize, 0usize, 0usize);
     let mut seen = 0;
+    let mut first = true;
     for line in sample.split(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(|&b| b == b' ' || b == b'\t') {
             continue;
         }
+        // A CSV/TSV header row of a known log decides at once.
+        if std::mem::take(&mut first) {
+            if let Some(format) = super::csv::detect_header(line) {
+                return Some(Guess::decided(format));
+            }
+        }
         if line.starts_with(b"#") {
+            if is_zeek_directive(line) {
+                return Some(Guess::decided(LogFormat::Zeek));
+            }
             if starts_with_ignore_case(line, b"#Fields:") {
                 let format = if memmem::find(line, b"x-edge-").is_some()
                     || memmem::find(line, b"x-host-header").is_some()
@@ -78,12 +101,7 @@ fn guess(sample: &[u8]) -> Option<Guess> {
                 } else {
                     LogFormat::W3c
                 };
-                // A directive decides: it is evidence enough.
-                return Some(Guess {
-                    format,
-                    lines: 1,
-                    read: 1,
-                });
+                return Some(Guess::decided(format));
             }
             // Other directives (#Version, #Software) come before #Fields.
             continue;
@@ -175,6 +193,20 @@ fn lines_read_as(format: LogFormat, sample: &[u8]) -> usize {
             )
         })
         .count()
+}
+
+/// A Zeek directive that only an HTTP log has (`#fields` with `uri`,
+/// `#path http`), or that only Zeek writes (`#separator`).
+fn is_zeek_directive(line: &[u8]) -> bool {
+    let sep = |b: &u8| *b == b'\t' || *b == b' ';
+    if super::zeek::is_fields_line(line) {
+        return line[8..].split(|&b| b == line[7]).any(|n| n == b"uri");
+    }
+    line.strip_prefix(b"#separator")
+        .is_some_and(|r| r.first().is_some_and(sep))
+        || line
+            .strip_prefix(b"#path")
+            .is_some_and(|r| r.first().is_some_and(sep) && r[1..].trim_ascii() == b"http")
 }
 
 fn shape(line: &[u8]) -> Shape {
@@ -316,6 +348,27 @@ mod tests {
         assert_eq!(
             d("#Fields: date x-edge-location cs-uri-stem\n"),
             Some(LogFormat::Cloudfront)
+        );
+        assert_eq!(
+            d("#separator \\x09\n#set_separator\t,\n"),
+            Some(LogFormat::Zeek)
+        );
+        assert_eq!(
+            d("### BTest\n#fields\tts\turi\n1\t/\n"),
+            Some(LogFormat::Zeek)
+        );
+        assert_eq!(d("#path\thttp\n"), Some(LogFormat::Zeek));
+        // A Zeek log of something else, or `#Fields:` with `uri`: not zeek.
+        assert_eq!(d("#fields\tts\tquery\n1\ta\n"), None);
+        assert_eq!(d("#path\tconn\n"), Some(LogFormat::Plain));
+        assert_eq!(d("#Fields: uri\n"), Some(LogFormat::W3c));
+        assert_eq!(
+            d("\"time_micros\",\"cs_method\",\"cs_uri\",\"cs_host\",\"s_request_id\"\n"),
+            Some(LogFormat::Csv)
+        );
+        assert_eq!(
+            d("\nhost\tlogname\ttime\tmethod\turl\tresponse\tbytes\n"),
+            Some(LogFormat::Tsv)
         );
         assert_eq!(d("{\"a\":1}\n"), Some(LogFormat::Json));
         assert_eq!(d("https://a.example/\n/b\n"), Some(LogFormat::Plain));

@@ -322,11 +322,20 @@ pub enum LogFormat {
     /// Envoy's or Istio's default access log (authority from `%REQ(:AUTHORITY)%`).
     #[cfg_attr(feature = "cli", value(name = "envoy"))]
     Envoy,
+    /// Zeek (Bro) `http.log`, TSV with `#fields` headers.
+    #[cfg_attr(feature = "cli", value(name = "zeek"))]
+    Zeek,
+    /// Comma-separated values with a header row; columns by name (`--columns`).
+    #[cfg_attr(feature = "cli", value(name = "csv"))]
+    Csv,
+    /// Tab-separated values with a header row; columns by name (`--columns`).
+    #[cfg_attr(feature = "cli", value(name = "tsv"))]
+    Tsv,
 }
 
 impl LogFormat {
     /// Every format, in the order detection tries them.
-    pub const ALL: [LogFormat; 12] = [
+    pub const ALL: [LogFormat; 15] = [
         LogFormat::Plain,
         LogFormat::Common,
         LogFormat::Combined,
@@ -339,6 +348,9 @@ impl LogFormat {
         LogFormat::S3,
         LogFormat::Squid,
         LogFormat::Envoy,
+        LogFormat::Zeek,
+        LogFormat::Csv,
+        LogFormat::Tsv,
     ];
 
     /// The name used on the command line and in statistics.
@@ -356,6 +368,9 @@ impl LogFormat {
             LogFormat::S3 => "s3",
             LogFormat::Squid => "squid",
             LogFormat::Envoy => "envoy",
+            LogFormat::Zeek => "zeek",
+            LogFormat::Csv => "csv",
+            LogFormat::Tsv => "tsv",
         }
     }
 
@@ -370,6 +385,8 @@ impl LogFormat {
     pub fn header_line(self) -> Option<HeaderLine> {
         match self {
             LogFormat::W3c | LogFormat::Cloudfront => Some(w3c::HEADER_LINE),
+            LogFormat::Zeek => Some(zeek::HEADER_LINE),
+            LogFormat::Csv | LogFormat::Tsv => Some(csv::HEADER_LINE),
             _ => None,
         }
     }
@@ -393,6 +410,10 @@ pub struct HeaderLine {
     pub marker: u8,
     /// Whether a whole line (without its line end) is a header line.
     pub is_header: fn(&[u8]) -> bool,
+    /// True when the header is the input's first line that is not blank
+    /// (a CSV header row), whatever its bytes: `marker` and `is_header` are
+    /// then not used, and no later line is a header.
+    pub first_line: bool,
 }
 
 impl fmt::Display for LogFormat {
@@ -413,6 +434,7 @@ impl std::str::FromStr for LogFormat {
 
 pub(crate) mod alb;
 pub(crate) mod clf;
+pub mod csv;
 pub mod detect;
 pub(crate) mod envoy;
 pub(crate) mod escape;
@@ -422,6 +444,7 @@ mod record;
 pub(crate) mod s3;
 pub(crate) mod squid;
 mod target;
+pub(crate) mod zeek;
 
 pub use record::RecordReader;
 pub(crate) use target::request_url_of;

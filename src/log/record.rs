@@ -1,14 +1,18 @@
 //! The record reader: one log format's extractor behind one type, so that
 //! the pipeline reads a line the same way whatever the format.
 
+use std::sync::Arc;
+
 use super::alb::AlbExtractor;
 use super::clf::ClfExtractor;
+use super::csv::{CsvColumns, CsvExtractor};
 use super::envoy::EnvoyExtractor;
 use super::haproxy::HaproxyExtractor;
 use super::json::{JsonExtractor, JsonPaths};
 use super::s3::S3Extractor;
 use super::squid::SquidExtractor;
 use super::w3c::W3cExtractor;
+use super::zeek::ZeekExtractor;
 use super::{Extracted, Field, Line, LogFormat};
 
 /// Reads the lines of one input of a given [`LogFormat`] into [`Extracted`]
@@ -44,6 +48,8 @@ enum Extractor {
     S3(S3Extractor),
     Squid(SquidExtractor),
     Envoy(EnvoyExtractor),
+    Zeek(ZeekExtractor),
+    Csv(CsvExtractor),
 }
 
 impl RecordReader {
@@ -62,6 +68,9 @@ impl RecordReader {
             LogFormat::S3 => Extractor::S3(S3Extractor),
             LogFormat::Squid => Extractor::Squid(SquidExtractor),
             LogFormat::Envoy => Extractor::Envoy(EnvoyExtractor),
+            LogFormat::Zeek => Extractor::Zeek(ZeekExtractor::default()),
+            LogFormat::Csv => Extractor::Csv(CsvExtractor::new(b',', None)),
+            LogFormat::Tsv => Extractor::Csv(CsvExtractor::new(b'\t', None)),
         };
         RecordReader { format, extractor }
     }
@@ -92,6 +101,8 @@ impl RecordReader {
             Extractor::S3(x) => x.extract(line, field, out),
             Extractor::Squid(x) => x.extract(line, field, out),
             Extractor::Envoy(x) => x.extract(line, field, out),
+            Extractor::Zeek(x) => x.extract(line, field, out),
+            Extractor::Csv(x) => x.extract(line, field, out),
         }
     }
 
@@ -108,8 +119,21 @@ impl RecordReader {
     /// `#Fields:` line of a W3C log that an earlier piece of the input
     /// held), for formats with [`LogFormat::has_header_state`].
     pub fn header(&mut self, line: &[u8]) {
-        if let Extractor::W3c(x) = &mut self.extractor {
-            x.extract(line, Field::Request, &mut Extracted::default());
+        let out = &mut Extracted::default();
+        // What the line gives is its reader's to report, where it is.
+        let _ = match &mut self.extractor {
+            Extractor::W3c(x) => x.extract(line, Field::Request, out),
+            Extractor::Zeek(x) => x.extract(line, Field::Request, out),
+            Extractor::Csv(x) => x.extract(line, Field::Request, out),
+            _ => return,
+        };
+    }
+
+    /// The columns of a `csv`/`tsv` log (`--columns`; `None`: those of the
+    /// preset its header row shows). Set before the first line.
+    pub fn csv_columns(&mut self, columns: Option<Arc<CsvColumns>>) {
+        if let Extractor::Csv(x) = &mut self.extractor {
+            x.set_columns(columns);
         }
     }
 }

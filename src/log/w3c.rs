@@ -208,6 +208,7 @@ pub struct W3cExtractor {
 pub const HEADER_LINE: super::HeaderLine = super::HeaderLine {
     marker: b'#',
     is_header: W3cExtractor::is_fields_line,
+    first_line: false,
 };
 
 impl W3cExtractor {

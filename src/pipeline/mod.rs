@@ -29,6 +29,7 @@ use std::time::Instant;
 use crate::canon::rules::RuleSet;
 use crate::canon::surt::SurtForm;
 use crate::input::{Piece, Source};
+use crate::log::csv::CsvColumns;
 use crate::log::json::JsonPaths;
 use crate::log::{Field, LogFormat};
 use crate::{Base, Profile};
@@ -90,6 +91,8 @@ pub struct Options {
     pub format: Option<LogFormat>,
     /// JSON field paths (`None`: detect a preset per input).
     pub json_paths: Option<JsonPaths>,
+    /// CSV/TSV columns (`--columns`; `None`: the preset the header row shows).
+    pub csv_columns: Option<Arc<CsvColumns>>,
     /// Which URL of each record.
     pub field: Field,
     /// Canonicalization profile.
@@ -158,6 +161,7 @@ impl Default for Options {
         Options {
             format: None,
             json_paths: None,
+            csv_columns: None,
             field: Field::Request,
             profile: Profile::Rfc3986,
             rules: None,

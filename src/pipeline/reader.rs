@@ -147,8 +147,12 @@ impl<'a> Reader<'a> {
                 return self.event(Event::Start(Box::new(report)));
             }
         };
-        if !detected.format.has_header_state() {
-            chunker.track_header(None);
+        // The first piece was read before the format was known.
+        match &first {
+            Ok(Some(Piece::Lines { buf, .. })) => {
+                chunker.retrack_header(detected.format.header_line(), buf);
+            }
+            _ => chunker.track_header(detected.format.header_line()),
         }
         report.format = Some(detected.format);
         report.json_preset = detected.json_preset;

@@ -222,10 +222,9 @@ impl Worker {
         let reuse = matches!(&self.reader, Some((id, _)) if *id == ctx.id)
             && !ctx.format.has_header_state();
         if !reuse {
-            self.reader = Some((
-                ctx.id,
-                RecordReader::new(ctx.format, ctx.json_paths.clone()),
-            ));
+            let mut reader = RecordReader::new(ctx.format, ctx.json_paths.clone());
+            reader.csv_columns(self.opts.csv_columns.clone());
+            self.reader = Some((ctx.id, reader));
         }
         if let (Some(h), Some((_, reader))) = (header, self.reader.as_mut()) {
             reader.header(h);
