@@ -27,7 +27,7 @@ use canonurl::canon::surt::SurtForm;
 use canonurl::input::Source;
 use canonurl::log::csv::CsvColumns;
 use canonurl::log::json::{JsonPaths, JsonPreset};
-use canonurl::log::{Field, LogFormat};
+use canonurl::log::{Field, LogFormat, Scheme};
 use canonurl::pipeline::stats::Summary;
 use canonurl::pipeline::{self, Mode, Options, OutputFormat, Sinks};
 use canonurl::{Base, Profile};
@@ -113,6 +113,17 @@ struct Cli {
     #[arg(long, value_name = "URL", help_heading = "Format")]
     base: Option<OsString>,
 
+    /// Scheme of records that log no scheme of their own.
+    ///
+    /// For origin-form targets: `https` for a server that only speaks TLS
+    /// (Apache's `ssl_request_log`, a vhost log without `:%p`, a proxy that
+    /// terminates TLS and logs port 80). It comes before the scheme a
+    /// logged port implies; a scheme the record logs (`cs-protocol`,
+    /// `X-Forwarded-Proto`, a JSON scheme field) still wins. With `--base`,
+    /// it replaces the base's scheme for those records.
+    #[arg(long, value_name = "SCHEME", value_enum, help_heading = "Format")]
+    scheme: Option<Scheme>,
+
     /// JSON logs: field paths from a preset (default: detected per input).
     #[arg(long, value_name = "PRESET", value_parser = names_parser::<JsonPreset>(), ignore_case = true, help_heading = "Format")]
     json_preset: Option<JsonPreset>,
@@ -145,6 +156,15 @@ struct Cli {
     /// preset the header row shows.
     #[arg(long, value_name = "SPEC", value_parser = parse_columns, help_heading = "Format")]
     columns: Option<CsvColumns>,
+
+    /// W3C logs without a `#Fields:` line: the field names, in order.
+    ///
+    /// As a `#Fields:` line would give them, space separated (`"date time
+    /// s-ip cs-method cs-uri-stem cs-uri-query s-port cs-host"`). A
+    /// `#Fields:` line in the log still sets the layout from where it
+    /// stands. Implies `-f w3c` unless `-f cloudfront` is given.
+    #[arg(long, value_name = "NAMES", help_heading = "Format")]
+    w3c_fields: Option<String>,
 
     // ---- Profile and rules ----
     /// Canonicalization profile.
@@ -788,11 +808,25 @@ fn options(cli: &Cli) -> Result<Options, String> {
             unused_note(profile, &unused)
         );
     }
+    let format = match (cli.log_format, &cli.w3c_fields) {
+        (FormatChoice::Auto, Some(_)) => Some(LogFormat::W3c),
+        (FormatChoice::Auto, None) => None,
+        (FormatChoice::Given(f @ (LogFormat::W3c | LogFormat::Cloudfront)), _) => Some(f),
+        (FormatChoice::Given(f), Some(_)) => {
+            return Err(format!(
+                "--w3c-fields gives the layout of W3C logs; it does not apply to -f {f}"
+            ))
+        }
+        (FormatChoice::Given(f), None) => Some(f),
+    };
+    let w3c_fields = match cli.w3c_fields.as_deref().map(str::trim) {
+        Some("") => return Err("--w3c-fields: no field names".to_owned()),
+        Some(names) => Some(Arc::from(format!("#Fields: {names}").into_bytes())),
+        None => None,
+    };
     Ok(Options {
-        format: match cli.log_format {
-            FormatChoice::Auto => None,
-            FormatChoice::Given(f) => Some(f),
-        },
+        format,
+        w3c_fields,
         json_paths,
         csv_columns: cli.columns.clone().map(Arc::new),
         field,
@@ -803,6 +837,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         surt: cli.surt,
         rule_merges: cli.stats || cli.stats_json.is_some(),
         base,
+        scheme: cli.scheme,
         output,
         mode,
         key: cli.key,

@@ -132,3 +132,101 @@ Jan  3 09:47:04 host cron: and another
         "{err}"
     );
 }
+
+#[test]
+fn scheme_flag_for_records_that_log_none() {
+    // A vhost log (`%v:%p`) behind a proxy that terminates TLS, and Apache's
+    // ssl_request_log (`[time] client protocol cipher "request" bytes`),
+    // which has no host: `--base` gives it, `--scheme` the scheme.
+    let vhost = "\
+www.example.com 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /a HTTP/1.1\" 200 2 \"-\" \"-\"
+www.example.com:80 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /b HTTP/1.1\" 200 2 \"-\" \"-\"
+www.example.com:8080 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /c HTTP/1.1\" 200 2 \"-\" \"-\"
+";
+    assert_eq!(
+        pipe(&[], vhost, "vhost"),
+        [
+            "http://www.example.com/a",
+            "http://www.example.com/b",
+            "http://www.example.com:8080/c"
+        ]
+    );
+    assert_eq!(
+        pipe(&["--scheme", "https"], vhost, "vhost"),
+        [
+            "https://www.example.com/a",
+            "https://www.example.com/b",
+            "https://www.example.com:8080/c"
+        ]
+    );
+    let ssl = "\
+[10/Oct/2000:13:55:36 -0700] 192.0.2.1 TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256 \"GET /a HTTP/1.1\" 2326
+[10/Oct/2000:13:55:37 -0700] 192.0.2.1 TLSv1.3 TLS_AES_256_GCM_SHA384 \"GET /b?x HTTP/1.1\" -
+";
+    assert_eq!(pipe(&[], ssl, "common"), ["/a", "/b?x"]);
+    assert_eq!(
+        pipe(
+            &["--scheme", "https", "--base", "http://shop.example"],
+            ssl,
+            "common"
+        ),
+        ["https://shop.example/a", "https://shop.example/b?x"]
+    );
+    let out = run_canonurl(&["--scheme", "ftp"], b"");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn w3c_fields_flag_for_logs_without_a_fields_line() {
+    let names = "date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-host";
+    let log = "\
+2016-01-01 00:00:01 10.0.0.1 GET /default.aspx id=3 80 www.example.com
+2016-01-01 00:00:02 10.0.0.1 GET /a+b.htm - 443 www.example.com
+";
+    // Without it, no format fits.
+    let out = run_canonurl(&[], log.as_bytes());
+    assert_eq!(out.status.code(), Some(2));
+    let want = [
+        "http://www.example.com/default.aspx?id=3",
+        "https://www.example.com/a%20b.htm",
+    ];
+    assert_eq!(
+        pipe(&["--w3c-fields", names, "-f", "w3c"], log, "w3c"),
+        want
+    );
+    // It implies -f w3c.
+    let out = run_canonurl(&["--w3c-fields", names], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout_lines(&out), want);
+    // A #Fields: line in the log takes over from where it stands.
+    let mixed = format!("{log}#Fields: cs-uri-stem cs-host\n/z other.example\n");
+    let out = run_canonurl(&["--pipe", "--w3c-fields", names], mixed.as_bytes());
+    assert_eq!(
+        stdout_lines(&out),
+        [want[0], want[1], "", "http://other.example/z"]
+    );
+    // Pieces read by other threads get the layout too: a file of many
+    // pieces, with -j 2.
+    let big = log.repeat(40_000);
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("w3c-fields-{}.log", std::process::id()));
+    std::fs::write(&path, &big).expect("write temp log");
+    let path_str = path.to_str().expect("UTF-8 temp path");
+    let out = run_canonurl(
+        &["-j", "2", "--count", "--w3c-fields", names, path_str],
+        b"",
+    );
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(out.status.code(), Some(0));
+    let mut counted = stdout_lines(&out);
+    counted.sort();
+    assert_eq!(
+        counted,
+        [format!("{}\t40000", want[0]), format!("{}\t40000", want[1])]
+    );
+    // Other formats refuse it.
+    let out = run_canonurl(&["-f", "combined", "--w3c-fields", names], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let out = run_canonurl(&["--w3c-fields", " "], b"");
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -14,6 +14,7 @@ use std::fmt;
 
 /// The scheme of a record, when the log says it (or says a port it follows from).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Scheme {
     /// `http`
     Http,

@@ -76,18 +76,22 @@ pub enum RequestUrl {
 /// into `into` (cleared first) when it has to be built: an origin-form
 /// target gets the record's scheme and host (the scheme from the record, or
 /// from its port, else `http`; a port that is not the scheme's default is
-/// kept), or else `base_prefix` (`--base`'s `scheme://authority`).
+/// kept), or else `base_prefix` (`--base`'s `scheme://authority`, with the
+/// record's scheme instead of the base's when the record has one).
 pub fn request_url(ex: &Extracted, base_prefix: Option<&[u8]>, into: &mut Vec<u8>) -> RequestUrl {
-    request_url_of(ex, &ex.target, base_prefix, into)
+    request_url_of(ex, &ex.target, base_prefix, None, into)
 }
 
 /// [`request_url`] with the record's target given apart, for a record whose
-/// reader left it in the line (`Extracted::target_in`).
+/// reader left it in the line (`Extracted::target_in`), and `scheme`
+/// (`--scheme`) for records that log none: it comes before the scheme a
+/// logged port implies.
 #[inline]
 pub(crate) fn request_url_of(
     ex: &Extracted,
     target: &[u8],
     base_prefix: Option<&[u8]>,
+    scheme: Option<Scheme>,
     into: &mut Vec<u8>,
 ) -> RequestUrl {
     if !ex.has_target {
@@ -102,8 +106,10 @@ pub(crate) fn request_url_of(
             if !is_plain_host(&ex.host) {
                 return RequestUrl::Error(LineError::BadHost);
             }
+            let given_scheme = scheme;
             let scheme = ex
                 .scheme
+                .or(scheme)
                 .or(ex.port.map(Scheme::from_port))
                 .unwrap_or(Scheme::Http);
             into.clear();
@@ -112,7 +118,11 @@ pub(crate) fn request_url_of(
             into.extend_from_slice(&ex.host);
             if let Some(port) = ex.port {
                 let default = if scheme == Scheme::Https { 443 } else { 80 };
-                if port != default && !has_port(&ex.host) {
+                // Given `--scheme`, a logged 80 or 443 is the server's side
+                // of a proxy that terminates TLS: a default port either way.
+                let given = ex.scheme.is_none() && given_scheme.is_some();
+                let default = port == default || (given && (port == 80 || port == 443));
+                if !default && !has_port(&ex.host) {
                     into.push(b':');
                     into.extend_from_slice(itoa::Buffer::new().format(port).as_bytes());
                 }
@@ -124,9 +134,19 @@ pub(crate) fn request_url_of(
         Ok(RequestTarget::Origin) => match base_prefix {
             Some(base) => {
                 into.clear();
-                into.extend_from_slice(base);
+                // The record's scheme (logged, or `--scheme`) over the base's.
+                let authority = memchr::memmem::find(base, b"://").map_or(0, |i| i + 3);
+                match ex.scheme.or(scheme) {
+                    Some(scheme) if authority > 0 => {
+                        into.extend_from_slice(scheme.as_str().as_bytes());
+                        into.extend_from_slice(b"://");
+                        into.extend_from_slice(&base[authority..]);
+                    }
+                    _ => into.extend_from_slice(base),
+                }
+                let prefix = into.len();
                 into.extend_from_slice(target);
-                RequestUrl::Built { prefix: base.len() }
+                RequestUrl::Built { prefix }
             }
             None => RequestUrl::PathOnly,
         },
@@ -205,6 +225,37 @@ mod tests {
             Err(LineError::BadTarget)
         );
         assert_eq!(RequestTarget::of(b"", false), Err(LineError::BadTarget));
+    }
+
+    #[test]
+    fn given_scheme_comes_after_the_records_and_before_the_ports() {
+        let mut url = Vec::new();
+        let https = Some(Scheme::Https);
+        let mut url_of = |ex: &Extracted, base: Option<&[u8]>, given| {
+            request_url_of(ex, &ex.target, base, given, &mut url);
+            String::from_utf8(url.clone()).unwrap()
+        };
+        // No port: the given scheme.
+        let ex = record(b"/x", b"h.example", None, None);
+        assert_eq!(url_of(&ex, None, https), "https://h.example/x");
+        assert_eq!(url_of(&ex, None, None), "http://h.example/x");
+        // A logged 80 or 443 is a default port once the scheme is given;
+        // other ports stay.
+        let ex = record(b"/x", b"h.example", None, Some(80));
+        assert_eq!(url_of(&ex, None, https), "https://h.example/x");
+        assert_eq!(url_of(&ex, None, None), "http://h.example/x");
+        let ex = record(b"/x", b"h.example", None, Some(8080));
+        assert_eq!(url_of(&ex, None, https), "https://h.example:8080/x");
+        // A scheme the record logs wins, with its own default port.
+        let ex = record(b"/x", b"h.example", Some(Scheme::Http), Some(443));
+        assert_eq!(url_of(&ex, None, https), "http://h.example:443/x");
+        // Without a host: the base's authority, the given or logged scheme.
+        let ex = record(b"/x", b"", None, None);
+        let base = Some(&b"http://b.example:8080"[..]);
+        assert_eq!(url_of(&ex, base, https), "https://b.example:8080/x");
+        assert_eq!(url_of(&ex, base, None), "http://b.example:8080/x");
+        let ex = record(b"/x", b"", Some(Scheme::Https), None);
+        assert_eq!(url_of(&ex, base, None), "https://b.example:8080/x");
     }
 
     #[test]

@@ -31,7 +31,7 @@ use crate::canon::surt::SurtForm;
 use crate::input::{Piece, Source};
 use crate::log::csv::CsvColumns;
 use crate::log::json::JsonPaths;
-use crate::log::{Field, LogFormat};
+use crate::log::{Field, LogFormat, Scheme};
 use crate::{Base, Profile};
 use crossbeam_channel::{bounded, unbounded};
 use stats::{FileReport, Summary};
@@ -93,6 +93,9 @@ pub struct Options {
     pub json_paths: Option<JsonPaths>,
     /// CSV/TSV columns (`--columns`; `None`: the preset the header row shows).
     pub csv_columns: Option<Arc<CsvColumns>>,
+    /// `--w3c-fields`, as the `#Fields:` line it stands for: the layout of
+    /// W3C lines before any `#Fields:` line of the input.
+    pub w3c_fields: Option<Arc<[u8]>>,
     /// Which URL of each record.
     pub field: Field,
     /// Canonicalization profile.
@@ -113,6 +116,8 @@ pub struct Options {
     /// Scheme and host for origin-form targets of records without a host;
     /// the base of relative references in `plain` input.
     pub base: Option<Base>,
+    /// `--scheme`: the scheme of records that log none.
+    pub scheme: Option<Scheme>,
     /// Output format.
     pub output: OutputFormat,
     /// Output mode.
@@ -162,6 +167,7 @@ impl Default for Options {
             format: None,
             json_paths: None,
             csv_columns: None,
+            w3c_fields: None,
             field: Field::Request,
             profile: Profile::Rfc3986,
             rules: None,
@@ -170,6 +176,7 @@ impl Default for Options {
             surt: None,
             rule_merges: false,
             base: None,
+            scheme: None,
             output: OutputFormat::Plain,
             mode: Mode::Records,
             key: false,

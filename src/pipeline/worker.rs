@@ -18,8 +18,8 @@ use crate::canon::rules::RuleMask;
 use crate::canon::surt::surt;
 use crate::input::range::read_owned_lines;
 use crate::input::Piece;
-use crate::log::{request_url, Extracted, Field, Line, LineError, LogFormat, RecordReader};
 use crate::log::{request_url_of, RequestUrl, Skip};
+use crate::log::{Extracted, Field, Line, LineError, LogFormat, RecordReader};
 use crate::output::{Columns, Row, KEY_SEED};
 use crate::url::simd::{find, ByteSet};
 use crate::{Canonical, Canonicalizer};
@@ -224,6 +224,9 @@ impl Worker {
         if !reuse {
             let mut reader = RecordReader::new(ctx.format, ctx.json_paths.clone());
             reader.csv_columns(self.opts.csv_columns.clone());
+            if let Some(fields) = &self.opts.w3c_fields {
+                reader.header(fields);
+            }
             self.reader = Some((ctx.id, reader));
         }
         if let (Some(h), Some((_, reader))) = (header, self.reader.as_mut()) {
@@ -319,7 +322,8 @@ impl Worker {
                     let canon = &mut self.urls.canon;
                     let target = self.record.target_in(line);
                     let base = self.base_prefix.as_deref();
-                    let url = request_url_of(&self.record, target, base, &mut self.built);
+                    let scheme = self.opts.scheme;
+                    let url = request_url_of(&self.record, target, base, scheme, &mut self.built);
                     let to = |prefix: usize| {
                         move |r: crate::Reject| {
                             Err((Why::Url(r.reason), r.offset.saturating_sub(prefix)))
@@ -453,7 +457,9 @@ impl Worker {
     /// The URL of the record's request.
     fn request(&mut self, out: &mut PieceOut) -> Slot {
         let stats = &mut out.stats;
-        match request_url(&self.record, self.base_prefix.as_deref(), &mut self.built) {
+        let (base, scheme) = (self.base_prefix.as_deref(), self.opts.scheme);
+        let target = &self.record.target;
+        match request_url_of(&self.record, target, base, scheme, &mut self.built) {
             RequestUrl::Built { prefix } => {
                 self.urls.canonicalize(&self.built, false, prefix, stats)
             }
