@@ -300,10 +300,17 @@ fn shape(line: &[u8]) -> Shape {
             };
         }
     }
-    if memchr(b' ', trimmed).is_none()
-        && memchr(b'\t', trimmed).is_none()
-        && !trimmed.iter().any(|&b| b < 0x20 || b == 0x7f)
-    {
+    // A URL: the URL parser strips leading and trailing C0 controls and
+    // spaces (a `\r` the line end left, a trailing space), so only bytes
+    // inside count against it.
+    let url = line
+        .iter()
+        .position(|&b| b > b' ')
+        .map_or(&line[..0], |start| {
+            let end = line.iter().rposition(|&b| b > b' ').map_or(start, |e| e + 1);
+            &line[start..end]
+        });
+    if !url.iter().any(|&b| b <= b' ' || b == 0x7f) {
         return Shape::Plain;
     }
     Shape::Unknown
@@ -372,6 +379,11 @@ mod tests {
         );
         assert_eq!(d("{\"a\":1}\n"), Some(LogFormat::Json));
         assert_eq!(d("https://a.example/\n/b\n"), Some(LogFormat::Plain));
+        // Spaces and C0 controls around a URL are the URL parser's to strip.
+        assert_eq!(
+            d("http://a.com/1\r\r\nhttp://a.com/2 \n\r\nhttp://a.com/3"),
+            Some(LogFormat::Plain)
+        );
         assert_eq!(d(""), Some(LogFormat::Plain));
         assert_eq!(d("\x00\x01\x02 \x03\n\x7f\x7f \x10\n"), None);
         assert_eq!(d("just some prose here\n"), None);
