@@ -260,6 +260,32 @@ struct Cli {
     #[arg(long, help_heading = "Output")]
     key: bool,
 
+    /// Add the record's other fields as columns: status, bytes, method,
+    /// time, client, host, input.
+    ///
+    /// A comma-separated list, for --format tsv or jsonl record rows (not
+    /// --unique/--count): the columns come after the usual ones, in the
+    /// order given. `time` is Unix seconds (UTC), `input` the input's name.
+    /// A field the record lacks is an empty cell in TSV and null in JSON
+    /// Lines. Which formats log which field: see the README.
+    #[arg(long, value_name = "LIST", help_heading = "Output")]
+    with: Vec<String>,
+
+    /// Keep only records whose status is in LIST: classes 1xx to 5xx and
+    /// codes (`2xx,301`).
+    ///
+    /// Other records are skipped (`status-filtered` in --stats); records
+    /// without a status are skipped as `no-status`, with a warning.
+    #[arg(long, value_name = "LIST", help_heading = "Input")]
+    status: Vec<String>,
+
+    /// Keep only records whose method is in LIST (`GET,HEAD`; any case).
+    ///
+    /// Other records are skipped (`method-filtered` in --stats); records
+    /// without a method are skipped as `no-method`.
+    #[arg(long, value_name = "LIST", help_heading = "Input")]
+    method: Vec<String>,
+
     /// Write a header row of column names first (`--format tsv`).
     ///
     /// The names are those of the JSON Lines keys.
@@ -604,6 +630,21 @@ fn run(cli: Cli) -> Result<u8, String> {
         );
     }
     report(&cli, &summary)?;
+    for (skip, flag) in [
+        (canonurl::log::Skip::NoStatus, "--status"),
+        (canonurl::log::Skip::NoMethod, "--method"),
+    ] {
+        let i = canonurl::log::Skip::ALL.iter().position(|&s| s == skip);
+        let n = i.map_or(0, |i| summary.stats.skipped[i]);
+        if n > 0 {
+            eprintln!(
+                "canonurl: warning: {flag}: {n} records had no {} (their log format or line \
+                 does not say it); they were skipped as {}",
+                &flag[2..],
+                skip.name()
+            );
+        }
+    }
     if let Some(message) = nothing_written(&summary.stats) {
         eprintln!("{message}");
     }
@@ -779,6 +820,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
                 .to_string(),
         );
     }
+    let (with, filter) = record_fields(cli, mode, output)?;
     let json_paths = json_paths(cli);
     let threads = cli
         .threads
@@ -854,8 +896,58 @@ fn options(cli: &Cli) -> Result<Options, String> {
         temp_dir: cli.temp_dir.clone(),
         top: cli.top,
         min_count: cli.min_count,
+        with,
+        filter,
         ..Options::default()
     })
+}
+
+/// `--with`, `--status` and `--method`.
+fn record_fields(
+    cli: &Cli,
+    mode: Mode,
+    output: OutputFormat,
+) -> Result<
+    (
+        Vec<canonurl::log::RecordColumn>,
+        canonurl::log::RecordFilter,
+    ),
+    String,
+> {
+    let mut with = Vec::new();
+    for list in &cli.with {
+        for c in
+            canonurl::log::RecordColumn::parse_list(list).map_err(|e| format!("--with: {e}"))?
+        {
+            if !with.contains(&c) {
+                with.push(c);
+            }
+        }
+    }
+    if !with.is_empty() {
+        if matches!(mode, Mode::Unique | Mode::Count) {
+            return Err(
+                "--with adds columns to each record; with --unique/--count a row is a distinct \
+                 URL, not a record"
+                    .to_string(),
+            );
+        }
+        if output == OutputFormat::Plain {
+            return Err("--with adds columns; it needs --format tsv or --format jsonl".to_string());
+        }
+    }
+    let mut filter = canonurl::log::RecordFilter::default();
+    for list in &cli.status {
+        filter
+            .add_statuses(list)
+            .map_err(|e| format!("--status: {e}"))?;
+    }
+    for list in &cli.method {
+        filter
+            .add_methods(list)
+            .map_err(|e| format!("--method: {e}"))?;
+    }
+    Ok((with, filter))
 }
 
 /// `--rules FILE`'s text. Not UTF-8 is an error naming the line and

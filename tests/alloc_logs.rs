@@ -11,21 +11,38 @@ use std::sync::Arc;
 use canonurl::internals::{PieceOut, Worker};
 use canonurl::log::json::JsonPreset;
 use canonurl::log::LogFormat;
-use canonurl::pipeline::{FileCtx, Options};
+use canonurl::log::RecordColumn;
+use canonurl::pipeline::{FileCtx, Options, OutputFormat};
 use common::shared_data_or_skip;
 
 /// Allocations allowed per piece, whatever its number of lines.
 const PER_PIECE: usize = 8;
 
+/// Options of a run that writes plain URLs, or (`fields`) TSV rows with
+/// every `--with` column and `--status` and `--method` filters on.
+fn options(fields: bool) -> Options {
+    let mut opts = Options {
+        max_diagnostics: 0,
+        ..Options::default()
+    };
+    if fields {
+        opts.output = OutputFormat::Tsv;
+        opts.with = RecordColumn::ALL.to_vec();
+        opts.filter.add_statuses("1xx,2xx,3xx,4xx,5xx").unwrap();
+        opts.filter
+            .add_methods("GET,POST,HEAD,OPTIONS,PUT,DELETE,CONNECT")
+            .unwrap();
+    }
+    opts
+}
+
 fn allocations_for_second_pass(
     format: LogFormat,
     json: Option<JsonPreset>,
     data: &[u8],
+    fields: bool,
 ) -> (usize, u64) {
-    let opts = Arc::new(Options {
-        max_diagnostics: 0,
-        ..Options::default()
-    });
+    let opts = Arc::new(options(fields));
     let ctx = FileCtx {
         id: 0,
         name: Arc::from("test"),
@@ -133,13 +150,15 @@ fn no_allocation_per_line_in_any_format() {
                 piece.push(b'\n');
             }
         }
-        let (allocs, lines) = allocations_for_second_pass(*format, *json, &piece);
-        eprintln!("{file} as {format}: {lines} lines, {allocs} allocations");
-        assert!(lines > 5_000, "{file}: {lines} lines");
-        assert!(
-            allocs <= PER_PIECE,
-            "{file} as {format}: {allocs} allocations for one piece of {lines} lines"
-        );
+        for fields in [false, true] {
+            let (allocs, lines) = allocations_for_second_pass(*format, *json, &piece, fields);
+            eprintln!("{file} as {format} (fields {fields}): {lines} lines, {allocs} allocations");
+            assert!(lines > 5_000, "{file}: {lines} lines");
+            assert!(
+                allocs <= PER_PIECE,
+                "{file} as {format} (fields {fields}): {allocs} allocations for one piece of {lines} lines"
+            );
+        }
     }
 }
 
@@ -161,12 +180,14 @@ fn no_allocation_per_line_in_formats_without_shared_samples() {
     ];
     for (lines, format) in cases {
         let piece = lines.repeat(5_000);
-        let (allocs, n) = allocations_for_second_pass(*format, None, piece.as_bytes());
-        eprintln!("{format}: {n} lines, {allocs} allocations");
-        assert_eq!(n, 10_000);
-        assert!(
-            allocs <= PER_PIECE,
-            "{format}: {allocs} allocations for one piece of {n} lines"
-        );
+        for fields in [false, true] {
+            let (allocs, n) = allocations_for_second_pass(*format, None, piece.as_bytes(), fields);
+            eprintln!("{format} (fields {fields}): {n} lines, {allocs} allocations");
+            assert_eq!(n, 10_000);
+            assert!(
+                allocs <= PER_PIECE,
+                "{format} (fields {fields}): {allocs} allocations for one piece of {n} lines"
+            );
+        }
     }
 }

@@ -15,6 +15,7 @@
 use memchr::memchr;
 
 use super::escape::{quoted_end, split_request, Request};
+use super::info::Info;
 use super::{Extracted, Field, Line, LineError, Skip};
 use crate::ascii;
 
@@ -49,6 +50,9 @@ impl AlbExtractor {
         let Some(q_end) = quoted_end(line, q) else {
             return Line::Error(LineError::Unterminated, q);
         };
+        if out.want_info {
+            note_info(line, q, q_end, out);
+        }
         if !field.request() {
             // These logs have no referer field.
             return Line::Skip(Skip::EmptyField);
@@ -69,6 +73,42 @@ impl AlbExtractor {
 /// True when the third space-separated field is `ip:port`, as in a Classic
 /// ELB record (`time elb client:port ...`); a connection-log record has the
 /// client's address and port in separate fields.
+/// Notes time, client, status (`elb_status_code`), size (`sent_bytes`)
+/// and method for [`Extracted::info`]. ALB lines start with the type, then
+/// the time; Classic ELB lines with the time. The client is `ip:port`.
+#[cold]
+fn note_info(line: &[u8], q: usize, q_end: usize, out: &mut Extracted) {
+    let mut fields = [&b""[..]; 16];
+    let mut n = 0;
+    for f in line[..q].split(|&b| b == b' ').filter(|f| !f.is_empty()) {
+        if n == fields.len() {
+            return;
+        }
+        fields[n] = f;
+        n += 1;
+    }
+    // `... elb_status target_status received_bytes sent_bytes "request"`
+    if n < 7 {
+        return;
+    }
+    let info = &mut out.info;
+    let first = usize::from(!is_timestamp_prefix(fields[0]));
+    info.time = Info::at(line, fields[first]);
+    let client = fields[first + 2];
+    let client = match memchr::memrchr(b':', client) {
+        Some(c) => &client[..c],
+        None => client,
+    };
+    info.client = Info::at(line, client);
+    info.status = Info::at(line, fields[n - 4]);
+    info.bytes = Info::at(line, fields[n - 1]);
+    let request = &line[q + 1..q_end];
+    let method = &request[..memchr(b' ', request).unwrap_or(request.len())];
+    if method != b"-" {
+        info.method = Info::at(line, method);
+    }
+}
+
 fn third_is_endpoint(line: &[u8]) -> bool {
     line.split(|&b| b == b' ')
         .nth(2)

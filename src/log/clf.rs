@@ -16,6 +16,7 @@
 use memchr::memchr;
 
 use super::escape::{quoted_end, quoted_end_escaped, split_request, unescape_backslash, Request};
+use super::info::Info;
 use super::{Extracted, Field, Line, LineError, Skip};
 use crate::ascii;
 use crate::url::simd::{find, ByteSet};
@@ -102,6 +103,9 @@ impl ClfExtractor {
             return Line::Error(LineError::Unterminated, base + q);
         };
         let request = &line[q + 1..q_end];
+        if out.want_info {
+            note_info(whole, line, start, open, after_time, request, q_end, out);
+        }
 
         let mut found = false;
         let mut skip = Skip::EmptyField;
@@ -159,6 +163,46 @@ impl ClfExtractor {
             Line::Record
         } else {
             Line::Skip(skip)
+        }
+    }
+}
+
+/// Notes the client (`%h`), time (`%t`), method and, after the request,
+/// status and size (`%>s %b`) of a record for [`Extracted::info`].
+#[allow(clippy::too_many_arguments)]
+#[cold]
+fn note_info(
+    whole: &[u8],
+    line: &[u8],
+    start: usize,
+    open: usize,
+    after_time: usize,
+    request: &[u8],
+    q_end: usize,
+    out: &mut Extracted,
+) {
+    let info = &mut out.info;
+    if open < line.len() {
+        let before = &line[start..open];
+        let client = &before[..memchr(b' ', before).unwrap_or(before.len())];
+        info.client = Info::at(whole, client);
+        info.time = Info::at(
+            whole,
+            &line[open + 1..after_time.saturating_sub(1).max(open + 1)],
+        );
+    }
+    let request = super::escape::trim_spaces(request);
+    let method = &request[..memchr(b' ', request).unwrap_or(request.len())];
+    if method != b"-" {
+        info.method = Info::at(whole, method);
+    }
+    let mut rest = line[q_end + 1..]
+        .split(|&b| b == b' ')
+        .filter(|f| !f.is_empty());
+    if let Some(status) = rest.next().filter(|f| f[0] != b'"') {
+        info.status = Info::at(whole, status);
+        if let Some(bytes) = rest.next().filter(|f| f[0] != b'"') {
+            info.bytes = Info::at(whole, bytes);
         }
     }
 }

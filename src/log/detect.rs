@@ -300,16 +300,17 @@ fn shape(line: &[u8]) -> Shape {
             };
         }
     }
-    // A URL: the URL parser strips leading and trailing C0 controls and
-    // spaces (a `\r` the line end left, a trailing space), so only bytes
-    // inside count against it.
-    let url = line
-        .iter()
-        .position(|&b| b > b' ')
-        .map_or(&line[..0], |start| {
-            let end = line.iter().rposition(|&b| b > b' ').map_or(start, |e| e + 1);
+    // A URL: spaces, tabs and `\r` around it (a second `\r` the line end
+    // left, a trailing space) are the URL parser's to strip; other control
+    // bytes are no list of URLs.
+    let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r');
+    let url = match line.iter().position(|b| !blank(b)) {
+        Some(start) => {
+            let end = line.iter().rposition(|b| !blank(b)).map_or(start, |e| e + 1);
             &line[start..end]
-        });
+        }
+        None => &line[..0],
+    };
     if !url.iter().any(|&b| b <= b' ' || b == 0x7f) {
         return Shape::Plain;
     }

@@ -14,6 +14,7 @@
 use memchr::{memchr, memmem, memrchr};
 
 use super::escape::{split_request, unescape_hash, Request};
+use super::info::Info;
 use super::{Extracted, Field, Line, LineError, Skip};
 
 /// HAProxy's default limit on the logged request line, in bytes.
@@ -56,6 +57,9 @@ impl HaproxyExtractor {
         if memchr(b'[', &trimmed[..open]).is_none() {
             return Line::Error(LineError::Malformed, 0);
         }
+        if out.want_info {
+            note_info(line, &trimmed[..open], request, out);
+        }
         if !field.request() {
             // The default HTTP log format has no referer field.
             return Line::Skip(Skip::EmptyField);
@@ -76,6 +80,38 @@ impl HaproxyExtractor {
             Err(_) if request == b"<BADREQ>" => Line::Skip(Skip::NoRequest),
             Err(e) => Line::Error(e, open + 1),
         }
+    }
+}
+
+/// Notes client, time, status, size and method of an HTTP log record
+/// (`client:port [date] frontend backend/server timers status bytes ...`)
+/// for [`Extracted::info`]: the fields after the bracketed date.
+#[cold]
+fn note_info(line: &[u8], before: &[u8], request: &[u8], out: &mut Extracted) {
+    let mut fields = before.split(|&b| b == b' ').filter(|f| !f.is_empty());
+    let mut client = None;
+    let info = &mut out.info;
+    while let Some(f) = fields.next() {
+        // `[25/Feb/2019:16:19:48.143]`
+        if f.len() >= 22 && f[0] == b'[' && f[3] == b'/' && f.ends_with(b"]") {
+            info.time = Info::at(line, &f[1..f.len() - 1]);
+            info.client = client.and_then(|c: &[u8]| {
+                let c = match memrchr(b':', c) {
+                    Some(i) => &c[..i],
+                    None => c,
+                };
+                Info::at(line, c)
+            });
+            let mut rest = fields.skip(3);
+            info.status = rest.next().and_then(|s| Info::at(line, s));
+            info.bytes = rest.next().and_then(|b| Info::at(line, b));
+            break;
+        }
+        client = Some(f);
+    }
+    let method = &request[..memchr(b' ', request).unwrap_or(request.len())];
+    if method != b"-" {
+        info.method = Info::at(line, method);
     }
 }
 

@@ -116,6 +116,11 @@ pub struct Extracted {
     /// ([`RecordReader::lend_targets`]) left it there instead of copying it
     /// into `target`: see [`target_in`](Self::target_in).
     pub(crate) target_at: Option<(usize, usize)>,
+    /// Where the record's other fields (status, size, method, time, client)
+    /// are in the line, noted only when `want_info` is set.
+    pub(crate) info: info::Info,
+    /// Set by the caller when it wants `info`; kept by `clear`.
+    pub(crate) want_info: bool,
 }
 
 impl Extracted {
@@ -130,6 +135,9 @@ impl Extracted {
         self.referer.clear();
         self.has_referer = false;
         self.target_at = None;
+        if self.want_info {
+            self.info = info::Info::default();
+        }
     }
 
     /// The target of the record read from `line`: in the line, when the
@@ -159,17 +167,29 @@ pub enum Skip {
     AuthorityForm,
     /// The wanted field is a placeholder (`-`, empty): a referer that was not sent.
     EmptyField,
+    /// `--status`: the record's status is not one of those asked for.
+    StatusFiltered,
+    /// `--status`: the record has no status (the format or the line lacks it).
+    NoStatus,
+    /// `--method`: the record's method is not one of those asked for.
+    MethodFiltered,
+    /// `--method`: the record has no method.
+    NoMethod,
 }
 
 impl Skip {
     /// Every skip reason, in the order statistics list them.
-    pub const ALL: [Skip; 6] = [
+    pub const ALL: [Skip; 10] = [
         Skip::EmptyLine,
         Skip::Header,
         Skip::NoRequest,
         Skip::AsteriskForm,
         Skip::AuthorityForm,
         Skip::EmptyField,
+        Skip::StatusFiltered,
+        Skip::NoStatus,
+        Skip::MethodFiltered,
+        Skip::NoMethod,
     ];
 
     /// Stable machine-friendly name.
@@ -181,6 +201,10 @@ impl Skip {
             Skip::AsteriskForm => "asterisk-form",
             Skip::AuthorityForm => "authority-form",
             Skip::EmptyField => "empty-field",
+            Skip::StatusFiltered => "status-filtered",
+            Skip::NoStatus => "no-status",
+            Skip::MethodFiltered => "method-filtered",
+            Skip::NoMethod => "no-method",
         }
     }
 }
@@ -441,12 +465,14 @@ pub(crate) mod envoy;
 pub(crate) mod escape;
 pub(crate) mod fields;
 pub(crate) mod haproxy;
+pub(crate) mod info;
 mod record;
 pub(crate) mod s3;
 pub(crate) mod squid;
 mod target;
 pub(crate) mod zeek;
 
+pub use info::{RecordColumn, RecordFilter};
 pub use record::RecordReader;
 pub(crate) use target::request_url_of;
 pub use target::{request_url, RequestTarget, RequestUrl};

@@ -41,6 +41,9 @@ const BUCKET: usize = 1;
 const TIME: usize = 2;
 const OPERATION: usize = 6;
 const REQUEST: usize = 8;
+const REMOTE_IP: usize = 3;
+const STATUS: usize = 9;
+const BYTES_SENT: usize = 11;
 const REFERER: usize = 15;
 const HOST_HEADER: usize = 22;
 const TLS_VERSION: usize = 23;
@@ -89,6 +92,19 @@ impl S3Extractor {
             return Line::Error(LineError::Malformed, end);
         }
         let request = at[REQUEST].expect("shaped");
+        if out.want_info {
+            let span = |i: usize| at[i].map(|f| (f.start, f.end)).filter(|(s, e)| s < e);
+            let info = &mut out.info;
+            info.time = span(TIME);
+            info.client = span(REMOTE_IP);
+            info.status = span(STATUS);
+            info.bytes = span(BYTES_SENT);
+            let r = request.of(line);
+            let method = &r[..memchr::memchr(b' ', r).unwrap_or(r.len())];
+            if method != b"-" {
+                info.method = super::info::Info::at(line, method);
+            }
+        }
         let request = match split_request(request.of(line)) {
             Ok(Request::Line(r)) => Some(r),
             Ok(Request::Absent) => None,

@@ -16,6 +16,7 @@
 //! (`strip_query_terms on`), so two URLs that differ only in their query
 //! come out the same unless the proxy was set to log queries.
 
+use super::info::Info;
 use super::{Extracted, Field, Line, LineError, Skip};
 
 /// Reads Squid native access-log records.
@@ -58,13 +59,22 @@ impl SquidExtractor {
         let Some(time) = fields.next() else {
             return Line::Skip(Skip::EmptyLine);
         };
-        let (_elapsed, _client, code) = (fields.next(), fields.next(), fields.next());
-        let (_bytes, method, url) = (fields.next(), fields.next(), fields.next());
+        let (_elapsed, client, code) = (fields.next(), fields.next(), fields.next());
+        let (bytes, method, url) = (fields.next(), fields.next(), fields.next());
         let (Some(code), Some(method), Some(url)) = (code, method, url) else {
             return Line::Error(LineError::Malformed, line.len());
         };
         if !is_unix_time(time) || !is_result_code(code) {
             return Line::Error(LineError::Malformed, 0);
+        }
+        if out.want_info {
+            // `code/status`: the status is the three digits after the `/`.
+            let info = &mut out.info;
+            info.time = Info::at(line, time);
+            info.client = client.and_then(|c| Info::at(line, c));
+            info.status = Info::at(line, &code[code.len() - 3..]);
+            info.bytes = bytes.and_then(|b| Info::at(line, b));
+            info.method = Info::at(line, method).filter(|_| method != b"NONE");
         }
         if !field.request() {
             // The native format logs no referer.
@@ -88,6 +98,23 @@ mod tests {
         let mut out = Extracted::default();
         let r = SquidExtractor.extract(line.as_bytes(), field, &mut out);
         (r, out.target, out.connect)
+    }
+
+    #[test]
+    fn other_fields() {
+        let l = "1286536309.450    175 192.168.0.1 TCP_MISS/200 1150 GET http://www.example.com/a?b - HIER_DIRECT/93.184.216.34 text/html";
+        let mut out = Extracted::default();
+        out.want_info(true);
+        assert_eq!(
+            SquidExtractor.extract(l.as_bytes(), Field::Request, &mut out),
+            Line::Record
+        );
+        let (i, b) = (out.info, l.as_bytes());
+        assert_eq!(i.status(b), Some(200));
+        assert_eq!(i.bytes(b), Some(1150));
+        assert_eq!(i.method(b), Some(&b"GET"[..]));
+        assert_eq!(i.time(b), Some(1_286_536_309));
+        assert_eq!(i.client(b), Some(&b"192.168.0.1"[..]));
     }
 
     #[test]

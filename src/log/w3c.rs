@@ -115,11 +115,21 @@ const HOST_HEADER: usize = 7;
 const PORT: usize = 8;
 const PROTOCOL: usize = 9;
 const REFERER: usize = 10;
-const ROLES: usize = 11;
+const DATE: usize = 11;
+const TIME: usize = 12;
+const STATUS: usize = 13;
+const BYTES: usize = 14;
+const CLIENT: usize = 15;
+const ROLES: usize = 16;
 
 /// Field names, lower case, and their role. A name that appears twice in one
 /// `#Fields:` line keeps its first column.
-const NAMES: [(&[u8], usize); 11] = [
+const NAMES: [(&[u8], usize); 16] = [
+    (b"date", DATE),
+    (b"time", TIME),
+    (b"sc-status", STATUS),
+    (b"sc-bytes", BYTES),
+    (b"c-ip", CLIENT),
     (b"cs-uri-stem", STEM),
     (b"cs-uri-query", QUERY),
     (b"cs-uri", URI),
@@ -201,6 +211,8 @@ pub struct W3cExtractor {
     last_request: Option<usize>,
     /// The referer column (`None`: not declared).
     last_referer: Option<usize>,
+    /// The last column of [`Extracted::info`]'s fields (`None`: none declared).
+    last_info: Option<usize>,
 }
 
 /// W3C's header lines: `#Fields:` directives, which set the columns of the
@@ -223,6 +235,7 @@ impl W3cExtractor {
             col: [ABSENT; ROLES],
             last_request: None,
             last_referer: None,
+            last_info: None,
         }
     }
 
@@ -276,8 +289,15 @@ impl W3cExtractor {
         let tabs = self.cloudfront && memchr(b'\t', line).is_some();
         let mut fields = Fields { line, pos: 0, tabs };
         let mut spans: [Option<Span>; ROLES] = [None; ROLES];
-        for k in 0..=last {
+        let walk = match self.last_info {
+            Some(i) if out.want_info => last.max(i),
+            _ => last,
+        };
+        for k in 0..=walk {
             let Some(span) = fields.next() else {
+                if k > last {
+                    break;
+                }
                 return Line::Error(LineError::FieldsMismatch, base + line.len());
             };
             let role = self.role_of.get(k).copied().unwrap_or(0) as usize;
@@ -286,6 +306,20 @@ impl W3cExtractor {
             }
         }
 
+        if out.want_info {
+            let at = |role: usize| {
+                spans[role]
+                    .map(|s| (base + s.start, base + s.end))
+                    .filter(|&(s, e)| s < e)
+            };
+            let info = &mut out.info;
+            info.status = at(STATUS);
+            info.bytes = at(BYTES);
+            info.method = at(METHOD);
+            info.client = at(CLIENT);
+            info.time = at(DATE);
+            info.time_of_day = at(TIME);
+        }
         if want_request {
             if let Some(r) = self.read_request(line, &spans, out) {
                 return match r {
@@ -439,6 +473,11 @@ impl W3cExtractor {
             .fold(target, usize::max)
         });
         self.last_referer = (self.col[REFERER] != ABSENT).then_some(self.col[REFERER]);
+        self.last_info = [DATE, TIME, STATUS, BYTES, CLIENT, METHOD]
+            .iter()
+            .map(|&r| self.col[r])
+            .filter(|&c| c != ABSENT)
+            .max();
         self.has_layout = true;
     }
 }

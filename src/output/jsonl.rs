@@ -2,7 +2,7 @@
 //! have is left out (a rejected line has no `url`), except the dedup key of
 //! a URL the key profile rejected, which is `null`.
 
-use crate::log::Field;
+use crate::log::{Field, RecordColumn};
 
 use super::{push_int, Column, Row};
 
@@ -20,7 +20,7 @@ pub(crate) fn write(columns: &[Column], row: &Row<'_>, out: &mut Vec<u8>) {
     let mut first = true;
     for &column in columns {
         let has = match column {
-            Column::Line | Column::Count => true,
+            Column::Line | Column::Count | Column::Record(_) => true,
             Column::Field => row.field.is_some(),
             Column::Url | Column::Key | Column::Dedup | Column::DedupKey | Column::Rules => {
                 row.url.is_some()
@@ -82,6 +82,31 @@ fn value(column: Column, row: &Row<'_>, out: &mut Vec<u8>) {
             string(row.reason.unwrap_or_default().as_bytes(), out)
         }
         Column::Target => string(row.original, out),
+        Column::Record(c) => record_value(c, row, out),
+    }
+}
+
+/// A `--with` value: `null` when the record lacks the field.
+fn record_value(c: RecordColumn, row: &Row<'_>, out: &mut Vec<u8>) {
+    let text = match c {
+        RecordColumn::Status => return number(row.status, out),
+        RecordColumn::Bytes => return number(row.bytes, out),
+        RecordColumn::Time => return number(row.time, out),
+        RecordColumn::Method => row.method,
+        RecordColumn::Client => row.client,
+        RecordColumn::Host => row.host,
+        RecordColumn::Input => row.input.map(str::as_bytes),
+    };
+    match text {
+        Some(t) => string(t, out),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+fn number(n: Option<impl itoa::Integer>, out: &mut Vec<u8>) {
+    match n {
+        Some(n) => push_int(out, n),
+        None => out.extend_from_slice(b"null"),
     }
 }
 

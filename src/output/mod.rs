@@ -16,7 +16,7 @@ use smallvec::SmallVec;
 use xxhash_rust::xxh64::xxh64;
 
 use crate::canon::rules::RuleMask;
-use crate::log::Field;
+use crate::log::{Field, RecordColumn};
 use crate::pipeline::{Mode, Options, OutputFormat};
 
 /// Seed of the URL fingerprint: XXH64 with seed 42 is what Spark SQL's
@@ -55,6 +55,14 @@ pub(crate) struct Row<'a> {
     pub reason: Option<&'static str>,
     /// `--count`: how many times the URL was seen.
     pub count: u64,
+    /// `--with`: the record's other fields (`None`: the record lacks it).
+    pub status: Option<u16>,
+    pub bytes: Option<u64>,
+    pub method: Option<&'a [u8]>,
+    pub time: Option<i64>,
+    pub client: Option<&'a [u8]>,
+    pub host: Option<&'a [u8]>,
+    pub input: Option<&'a str>,
 }
 
 impl Row<'_> {
@@ -109,6 +117,8 @@ pub(crate) enum Column {
     Rules,
     /// How many times the URL was seen.
     Count,
+    /// One of the record's other fields (`--with`).
+    Record(RecordColumn),
 }
 
 impl Column {
@@ -126,6 +136,7 @@ impl Column {
             Column::DedupKey => "dedup_key",
             Column::Rules => "rules",
             Column::Count => "count",
+            Column::Record(c) => c.name(),
         }
     }
 }
@@ -193,6 +204,9 @@ impl Columns {
                 push(true, Key);
                 push(count, Count);
             }
+        }
+        if !distinct && opts.output != OutputFormat::Plain {
+            list.extend(opts.with.iter().map(|&c| Record(c)));
         }
         Columns {
             format: opts.output,

@@ -4,6 +4,7 @@
 //! escaped with backslashes.
 
 use super::{push_int, Column, Row};
+use crate::log::RecordColumn;
 
 /// Writes the cells of `row` in `columns`, tab-separated.
 #[inline]
@@ -57,10 +58,36 @@ fn cell(column: Column, row: &Row<'_>, out: &mut Vec<u8>) {
             }
         }
         Column::Count => push_int(out, row.count),
+        Column::Record(c) => record_cell(c, row, out),
     }
 }
 
 /// `--explain`'s cell: the rule names, comma-separated, or `-` for none.
+/// A `--with` cell: empty when the record lacks the field.
+fn record_cell(c: RecordColumn, row: &Row<'_>, out: &mut Vec<u8>) {
+    match c {
+        RecordColumn::Status => {
+            if let Some(n) = row.status {
+                push_int(out, n);
+            }
+        }
+        RecordColumn::Bytes => {
+            if let Some(n) = row.bytes {
+                push_int(out, n);
+            }
+        }
+        RecordColumn::Time => {
+            if let Some(n) = row.time {
+                push_int(out, n);
+            }
+        }
+        RecordColumn::Method => escape(row.method.unwrap_or_default(), out),
+        RecordColumn::Client => escape(row.client.unwrap_or_default(), out),
+        RecordColumn::Host => escape(row.host.unwrap_or_default(), out),
+        RecordColumn::Input => escape(row.input.unwrap_or_default().as_bytes(), out),
+    }
+}
+
 fn rules(row: &Row<'_>, out: &mut Vec<u8>) {
     if row.rules.is_empty() {
         out.push(b'-');

@@ -31,7 +31,7 @@ use crate::canon::surt::SurtForm;
 use crate::input::{Piece, Source};
 use crate::log::csv::CsvColumns;
 use crate::log::json::JsonPaths;
-use crate::log::{Field, LogFormat, Scheme};
+use crate::log::{Field, LogFormat, RecordColumn, RecordFilter, Scheme};
 use crate::{Base, Profile};
 use crossbeam_channel::{bounded, unbounded};
 use stats::{FileReport, Summary};
@@ -159,6 +159,11 @@ pub struct Options {
     pub top: Option<u64>,
     /// `--min-count N` (with `--count`): only URLs counted at least N times.
     pub min_count: Option<u64>,
+    /// `--with`: the record's other fields as columns of `tsv`/`jsonl`
+    /// record rows, after the run's own columns.
+    pub with: Vec<RecordColumn>,
+    /// `--status`, `--method`: which records to keep.
+    pub filter: RecordFilter,
 }
 
 impl Default for Options {
@@ -191,6 +196,8 @@ impl Default for Options {
             temp_dir: None,
             top: None,
             min_count: None,
+            with: Vec::new(),
+            filter: RecordFilter::default(),
         }
     }
 }

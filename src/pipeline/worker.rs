@@ -149,6 +149,8 @@ pub struct Worker {
     reader: Option<(usize, RecordReader)>,
     /// The run writes nothing but each `plain` line's URL: see `plain_urls`.
     urls_only: bool,
+    /// The name of the input of the last piece (`--with input`).
+    input: Option<Arc<str>>,
 }
 
 impl Worker {
@@ -177,7 +179,11 @@ impl Worker {
             && !opts.explain
             && !merges
             && opts.dedup.is_none()
-            && opts.surt.is_none();
+            && opts.surt.is_none()
+            && opts.with.is_empty()
+            && opts.filter.is_empty();
+        let mut record = Extracted::default();
+        record.want_info(!opts.filter.is_empty() || opts.with.iter().any(|c| c.needs_info()));
         Worker {
             columns: Columns::new(&opts),
             urls: Urls {
@@ -194,10 +200,11 @@ impl Worker {
             },
             opts,
             base_prefix,
-            record: Extracted::default(),
+            record,
             built: Vec::new(),
             reader: None,
             urls_only,
+            input: None,
         }
     }
 
@@ -216,6 +223,9 @@ impl Worker {
     ) {
         if ctx.format == LogFormat::Plain && self.urls_only {
             return self.plain_urls(buf, out);
+        }
+        if !self.opts.with.is_empty() && self.input.as_ref() != Some(&ctx.name) {
+            self.input = Some(ctx.name.clone());
         }
         // A new reader for every piece of a W3C log, primed with the
         // `#Fields:` line in effect where the piece starts.
@@ -439,7 +449,13 @@ impl Worker {
         let Some((_, reader)) = self.reader.as_mut() else {
             return;
         };
-        let slots = match reader.read(line, field, &mut self.record) {
+        let mut read = reader.read(line, field, &mut self.record);
+        if read == Line::Record {
+            if let Some(skip) = self.opts.filter.check(&self.record.info, line) {
+                read = Line::Skip(skip);
+            }
+        }
+        let slots = match read {
             Line::Skip(s) => [Slot::Skip(s); 2],
             Line::Error(e, at) => [Slot::Reject(Why::Line(e), at); 2],
             Line::Record => match field {
@@ -559,6 +575,16 @@ impl Worker {
                 original,
                 ..Row::default()
             };
+            if !opts.with.is_empty() {
+                let info = &self.record.info;
+                row.status = info.status(line);
+                row.bytes = info.bytes(line);
+                row.method = info.method(line);
+                row.time = info.time(line);
+                row.client = info.client(line);
+                row.host = Some(&self.record.host[..]).filter(|h| !h.is_empty());
+                row.input = self.input.as_deref();
+            }
             match *s {
                 Slot::Url(a, b, e) => {
                     let x = self.urls.extras[e];
