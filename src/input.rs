@@ -2,7 +2,10 @@
 //!
 //! Compressed input is recognised by its magic bytes, not by its name, and
 //! decompressed in-process: gzip (all members of a multi-member file, as
-//! `cat a.gz b.gz` or `logrotate` make them) and zstd. Everything is read with
+//! `cat a.gz b.gz` or `logrotate` make them), zstd, xz and bzip2 (all
+//! streams of a multi-stream file, for each). Other compressions that have
+//! magic bytes (lz4, zip, 7z, ...) are named in the error of [`open`], with
+//! the command that decompresses them. Everything is read with
 //! `read()` into a few reused buffers rather than memory-mapped: the page
 //! cache serves plain files at several GB/s either way, one code path serves
 //! files, pipes and decompressors alike, and the resident memory stays at the
@@ -33,6 +36,11 @@ pub enum Source {
     /// option, because it is read differently from its first byte (no size,
     /// no end, no decompression) and only the reader needs to know.
     Follow(PathBuf),
+    /// A file found in a directory argument: read as [`Source::Path`] is,
+    /// except that a binary one (a NUL byte in its first decompressed bytes,
+    /// see [`is_binary`]) is skipped rather than read, as ripgrep skips
+    /// them.
+    Found(PathBuf),
 }
 
 impl Source {
@@ -40,7 +48,7 @@ impl Source {
     pub fn name(&self) -> String {
         match self {
             Source::Stdin => "<stdin>".to_string(),
-            Source::Path(p) | Source::Follow(p) => p.display().to_string(),
+            Source::Path(p) | Source::Follow(p) | Source::Found(p) => p.display().to_string(),
         }
     }
 }
@@ -54,28 +62,88 @@ pub enum Compression {
     Gzip,
     /// Zstandard.
     Zstd,
+    /// xz (the `.xz` container of LZMA2), one or more streams.
+    Xz,
+    /// bzip2, one or more streams.
+    Bzip2,
 }
+
+/// Bytes read from the start of an input to recognise its compression: the
+/// longest magic of [`Compression::sniff`] and [`unread_compression`].
+const HEAD_LEN: usize = 6;
 
 impl Compression {
     /// Recognises a compressed stream by its first bytes.
     pub fn sniff(head: &[u8]) -> Compression {
-        if head.starts_with(&[0x1f, 0x8b]) {
-            Compression::Gzip
-        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-            Compression::Zstd
-        } else {
-            Compression::None
+        match head {
+            [0x1f, 0x8b, ..] => Compression::Gzip,
+            [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
+            [0xfd, b'7', b'z', b'X', b'Z', 0x00, ..] => Compression::Xz,
+            // `BZh` and the block size in hundreds of kB, `1` to `9`.
+            [b'B', b'Z', b'h', b'1'..=b'9', ..] => Compression::Bzip2,
+            _ => Compression::None,
         }
     }
 
-    /// `none`, `gzip` or `zstd`.
+    /// `none`, `gzip`, `zstd`, `xz` or `bzip2`.
     pub fn name(self) -> &'static str {
         match self {
             Compression::None => "none",
             Compression::Gzip => "gzip",
             Compression::Zstd => "zstd",
+            Compression::Xz => "xz",
+            Compression::Bzip2 => "bzip2",
         }
     }
+}
+
+/// Compressions and archives that are recognised by their magic bytes but
+/// not read: their name and the command that writes their contents to
+/// stdout (`FILE` stands for the input).
+const UNREAD: &[(&[u8], &str, &str)] = &[
+    (&[0x04, 0x22, 0x4d, 0x18], "lz4", "lz4 -dc FILE"),
+    // The legacy lz4 frame, as `lz4 -l` writes it.
+    (&[0x02, 0x21, 0x4c, 0x18], "lz4", "lz4 -dc FILE"),
+    (b"PK\x03\x04", "zip", "unzip -p FILE"),
+    (&[b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c], "7z", "7z x -so FILE"),
+    (b"LZIP", "lzip", "lzip -dc FILE"),
+    (b"Rar!\x1a\x07", "rar", "unrar p -inul FILE"),
+    // `compress` (.Z), which gzip reads.
+    (&[0x1f, 0x9d], "compress", "gzip -dc FILE"),
+];
+
+/// The name of a compression or archive format that `head` starts with and
+/// that is not read (lz4, zip, 7z, lzip, rar, compress), with the command
+/// that decompresses it (`FILE` stands for the input). Brotli has no magic
+/// bytes: it is not recognised.
+pub fn unread_compression(head: &[u8]) -> Option<(&'static str, &'static str)> {
+    UNREAD
+        .iter()
+        .find(|(magic, _, _)| head.starts_with(magic))
+        .map(|&(_, name, command)| (name, command))
+}
+
+/// The error of an input in a compression that is not read: `lz4-compressed
+/// input is not read; decompress it first (lz4 -dc FILE | canonurl ...)`,
+/// of kind [`io::ErrorKind::Unsupported`].
+fn unread_error(name: &str, command: &str, source: &Source) -> io::Error {
+    let command = match source {
+        Source::Stdin => format!("{} |", command.trim_end_matches(" FILE")),
+        _ => format!("{} |", command.replace("FILE", &source.name())),
+    };
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!(
+            "{name}-compressed input is not read; decompress it first ({command} canonurl ...)"
+        ),
+    )
+}
+
+/// Whether the first decompressed bytes of an input show a binary file: a
+/// NUL byte among them, as ripgrep and grep decide. A log line, in any of
+/// the formats read, has none.
+pub fn is_binary(start: &[u8]) -> bool {
+    memchr(0, start).is_some()
 }
 
 /// An open input: decompressed bytes, and a counter of the raw bytes read
@@ -128,12 +196,15 @@ const RAW_BUF_LEN: usize = 256 * 1024;
 pub fn open(source: &Source, raw_read: Arc<AtomicU64>) -> io::Result<Input> {
     let (mut raw, size, file): (Box<dyn Read + Send>, Option<u64>, _) = match source {
         Source::Stdin => (Box::new(io::stdin()), None, None),
-        Source::Path(path) => open_file(path)?,
+        Source::Path(path) | Source::Found(path) => open_file(path)?,
         Source::Follow(path) => return follow::open(path, Arc::default()),
     };
-    let head = read_head(&mut raw, 4)?;
+    let head = read_head(&mut raw, HEAD_LEN)?;
     let compression = Compression::sniff(&head);
     if compression == Compression::None {
+        if let Some((name, command)) = unread_compression(&head) {
+            return Err(unread_error(name, command, source));
+        }
         return Ok(Input {
             reader: raw,
             head,
@@ -153,6 +224,8 @@ pub fn open(source: &Source, raw_read: Arc<AtomicU64>) -> io::Result<Input> {
     );
     let reader: Box<dyn Read + Send> = match compression {
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
+        Compression::Xz => Box::new(lzma_rust2::XzReader::new(buffered, true)),
+        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(buffered)),
         _ => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
     };
     Ok(Input {
@@ -420,6 +493,12 @@ impl Chunker {
         }
     }
 
+    /// The bytes read after the last piece handed out (the start of its
+    /// next line): with that piece, all that was read of the input.
+    pub fn carried(&self) -> &[u8] {
+        &self.carry
+    }
+
     /// Read one `read()` at a time and hand out whole lines as soon as a
     /// read comes back short (for pipes; files are read a piece at a time).
     pub fn set_streaming(&mut self, on: bool) {
@@ -542,6 +621,88 @@ mod tests {
             });
         }
         out
+    }
+
+    #[test]
+    fn compression_is_sniffed_by_magic_bytes() {
+        use Compression::*;
+        for (head, want) in [
+            (&b"\x1f\x8b\x08\x00"[..], Gzip),
+            (b"\x28\xb5\x2f\xfd\x00", Zstd),
+            (b"\xfd7zXZ\x00\x00", Xz),
+            (b"BZh91AY&SY", Bzip2),
+            (b"BZh1", Bzip2),
+            // Not quite: a block size of 0, a magic cut short, plain text.
+            (b"BZh0", None),
+            (b"BZh", None),
+            (b"\xfd7zXZ", None),
+            (b"\x1f", None),
+            (b"1.2.3.4 - -", None),
+            (b"", None),
+        ] {
+            assert_eq!(Compression::sniff(head), want, "{head:?}");
+        }
+        assert_eq!(Xz.name(), "xz");
+        assert_eq!(Bzip2.name(), "bzip2");
+    }
+
+    #[test]
+    fn unread_compressions_are_named() {
+        let name = |h: &[u8]| unread_compression(h).map(|(n, _)| n);
+        assert_eq!(name(b"\x04\x22\x4d\x18\x64\x40"), Some("lz4"));
+        assert_eq!(name(b"PK\x03\x04\x14\x00"), Some("zip"));
+        assert_eq!(name(b"7z\xbc\xaf\x27\x1c"), Some("7z"));
+        assert_eq!(name(b"7z\xbc\xaf"), None);
+        assert_eq!(name(b"PK\x03"), None);
+        assert_eq!(name(b"GET /"), None);
+        // What is read is not named.
+        assert_eq!(name(b"\x1f\x8b\x08"), None);
+        let e = unread_error("lz4", "lz4 -dc FILE", &Source::Path("a.lz4".into()));
+        assert_eq!(e.kind(), io::ErrorKind::Unsupported);
+        assert_eq!(
+            e.to_string(),
+            "lz4-compressed input is not read; decompress it first (lz4 -dc a.lz4 | canonurl ...)"
+        );
+        let e = unread_error("zip", "unzip -p FILE", &Source::Stdin);
+        assert!(e.to_string().ends_with("(unzip -p | canonurl ...)"), "{e}");
+    }
+
+    #[test]
+    fn binary_is_a_nul_byte() {
+        assert!(is_binary(b"GET /\x00x"));
+        assert!(!is_binary(b"GET /\xff\xfe x\n"));
+        assert!(!is_binary(b""));
+    }
+
+    #[test]
+    fn xz_and_bzip2_are_opened_and_read_to_the_end() {
+        use std::io::Write;
+        let data = b"one\ntwo\n".repeat(1000);
+        // Two streams each, as `cat a.xz b.xz` makes them.
+        let mut xz = Vec::new();
+        let mut bz = Vec::new();
+        for _ in 0..2 {
+            let mut w =
+                lzma_rust2::XzWriter::new(Vec::new(), lzma_rust2::XzOptions::with_preset(1))
+                    .unwrap();
+            w.write_all(&data).unwrap();
+            xz.extend(w.finish().unwrap());
+            let mut w = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+            w.write_all(&data).unwrap();
+            bz.extend(w.finish().unwrap());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        for (bytes, want) in [(xz, Compression::Xz), (bz, Compression::Bzip2)] {
+            let path = dir.path().join(want.name());
+            std::fs::write(&path, &bytes).unwrap();
+            let raw = Arc::new(AtomicU64::new(0));
+            let mut input = open(&Source::Path(path), Arc::clone(&raw)).unwrap();
+            assert_eq!(input.compression, want);
+            let mut out = input.head.clone();
+            input.reader.read_to_end(&mut out).unwrap();
+            assert_eq!(out, data.repeat(2), "{want:?}");
+            assert_eq!(raw.load(Ordering::Relaxed), bytes.len() as u64);
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! ```
 //!
 //! Reads access logs (any of the formats of `-f`, detected per input by
-//! default; plain, gzip or zstd), takes each record's request URL (or its
+//! default; plain, gzip, zstd, xz or bzip2; files or directories), takes each record's request URL (or its
 //! referer), canonicalizes it and writes it to stdout. Data goes to stdout
 //! only, diagnostics to stderr only, and the output bytes never depend on
 //! whether stdout is a terminal. See README.md for examples.
@@ -82,6 +82,15 @@ struct Cli {
     /// one exits at once). Exactly one uncompressed FILE.
     #[arg(long, help_heading = "Input")]
     follow: bool,
+
+    /// Read only the files of directories that match GLOB (`!GLOB`: not).
+    ///
+    /// `*.gz`, `access.log*`, `!*.tmp`, as ripgrep's -g; may be repeated,
+    /// and the last glob that matches a file decides. Matched against the
+    /// file name, or with a `/` against the path below the directory.
+    /// Files named as arguments are always read.
+    #[arg(short = 'g', long = "glob", value_name = "GLOB", action = clap::ArgAction::Append, allow_hyphen_values = true, help_heading = "Input")]
+    globs: Vec<String>,
 
     // ---- Format ----
     /// Log format of the inputs [default: auto].
@@ -371,9 +380,13 @@ struct Cli {
     #[arg(long, help_heading = "Diagnostics")]
     no_config: bool,
 
-    /// Input files; none, or `-`, reads stdin.
+    /// Input files or directories; none, or `-`, reads stdin.
     ///
-    /// Plain, gzip or zstd (recognised by their first bytes).
+    /// Plain, gzip, zstd, xz or bzip2 (recognised by their first bytes). A
+    /// directory is read recursively, its files in byte order of their
+    /// paths, skipping hidden files and directories, binary files and
+    /// symbolic links to directories (see --glob; --stats lists the
+    /// skipped).
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
 }
@@ -410,7 +423,7 @@ Canonical URLs from web-server access logs.
 
 Reads access logs (Apache/nginx, vhost, W3C/IIS, CloudFront, ALB, JSON, \
 HAProxy, S3, Squid, Envoy, \
-or one URL per line; plain, gzip or zstd), takes each record's \
+or one URL per line; plain, gzip, zstd, xz or bzip2; files or directories), takes each record's \
 request URL (or its referer), undoes the logger's escaping, canonicalizes it \
 and writes it to stdout: one per record, unique, or counted. Every line is \
 emitted, skipped or rejected with a reason; diagnostics go to stderr.
@@ -539,7 +552,12 @@ fn run(cli: Cli) -> Result<u8, String> {
         return Ok(0);
     }
     let mut options = options(&cli)?;
+    let globs = cli::inputs::Globs::new(&cli.globs)?;
     let mut sources = sources(&cli)?;
+    let mut walked = Vec::new();
+    if !cli.follow {
+        (sources, walked) = expand_dirs(sources, &globs);
+    }
     if cli.follow {
         sources = vec![follow_source(sources)?];
         options.follow_stop = Some(stop_on_signals()?);
@@ -629,6 +647,8 @@ fn run(cli: Cli) -> Result<u8, String> {
             summary.stats.surt_without_host
         );
     }
+    let mut summary = summary;
+    dirs_read(&walked, &mut summary);
     report(&cli, &summary)?;
     for (skip, flag) in [
         (canonurl::log::Skip::NoStatus, "--status"),
@@ -1143,6 +1163,70 @@ fn sources(cli: &Cli) -> Result<Vec<Source>, String> {
         return Err("stdin cannot be both --files-from - and an input".to_string());
     }
     Ok(sources)
+}
+
+/// Directory arguments replaced by the files below them; what each gave.
+/// A directory that cannot be listed is named on stderr now.
+fn expand_dirs(
+    sources: Vec<Source>,
+    globs: &cli::inputs::Globs,
+) -> (Vec<Source>, Vec<cli::inputs::Walked>) {
+    let mut out = Vec::with_capacity(sources.len());
+    let mut walked = Vec::new();
+    for s in sources {
+        match &s {
+            Source::Path(p) if p.is_dir() => {
+                let w = cli::inputs::walk(p, globs);
+                for (path, e) in &w.errors {
+                    eprintln!("canonurl: {path}: {e}");
+                }
+                out.extend(w.sources());
+                walked.push(w);
+            }
+            _ => out.push(s),
+        }
+    }
+    (out, walked)
+}
+
+/// After the run: what the directories skipped goes into the summary, each
+/// directory that could not be listed is an input with an error (exit 2),
+/// and a directory of which no file was read is said so.
+fn dirs_read(walked: &[cli::inputs::Walked], summary: &mut Summary) {
+    let binary: std::collections::HashSet<&str> = summary
+        .inputs_skipped
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    let mut notes = Vec::new();
+    for w in walked {
+        let skipped_binary = w
+            .files
+            .iter()
+            .filter(|f| binary.contains(f.display().to_string().as_str()))
+            .count();
+        notes.extend(cli::inputs::nothing_read(w, skipped_binary));
+    }
+    for w in walked {
+        summary.inputs_skipped.extend(w.skipped.iter().cloned());
+        for (path, e) in &w.errors {
+            summary.files.push(pipeline::stats::FileReport {
+                name: path.clone(),
+                format: None,
+                detected: false,
+                json_preset: None,
+                compression: "none",
+                error: Some(e.clone()),
+                stats: Default::default(),
+            });
+        }
+    }
+    summary
+        .inputs_skipped
+        .sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    for note in notes {
+        eprintln!("{note}");
+    }
 }
 
 fn source(path: PathBuf) -> Source {

@@ -162,7 +162,7 @@ fn total_size(sources: &[Source]) -> Option<u64> {
     let mut total = 0u64;
     for s in sources {
         match s {
-            Source::Path(p) => {
+            Source::Path(p) | Source::Found(p) => {
                 let m = std::fs::metadata(p).ok().filter(|m| m.is_file())?;
                 total += m.len();
             }

@@ -270,6 +270,8 @@ enum Event {
     Start(Box<FileReport>),
     /// An input ended, maybe with an error.
     End(Option<String>),
+    /// An input was not read (a binary file found in a directory).
+    Skipped(stats::SkippedInput),
 }
 
 enum Done {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crossbeam_channel::{Receiver, Sender};
 
-use super::stats::{FileReport, Stats};
+use super::stats::{FileReport, SkippedInput, Stats};
 use super::{ByteRange, Event, FileCtx, Job, Mode, Options, OutputFormat};
 use crate::input::{self, Chunker, Piece, Source};
 use crate::log::detect::{detect_input, Undetected};
@@ -113,6 +113,11 @@ impl<'a> Reader<'a> {
         };
         let input = match opened {
             Ok(i) => i,
+            // A compression that is not read: the message says which.
+            Err(e) if e.kind() == io::ErrorKind::Unsupported => {
+                report.error = Some(e.to_string());
+                return self.event(Event::Start(Box::new(report)));
+            }
             Err(e) => {
                 report.error = Some(format!("cannot open: {e}"));
                 return self.event(Event::Start(Box::new(report)));
@@ -138,6 +143,19 @@ impl<'a> Reader<'a> {
             | Ok(Some(Piece::Fragment { buf, .. })) => &buf[..buf.len().min(DETECT_BYTES)],
             _ => &[],
         };
+        // What was read of the start, up to the sample's length: the first
+        // piece may end before a NUL that the rest of the read holds.
+        let rest = chunker.carried();
+        let rest = &rest[..rest.len().min(DETECT_BYTES - sample.len())];
+        if matches!(source, Source::Found(_))
+            && (input::is_binary(sample) || input::is_binary(rest))
+        {
+            self.spare += 1;
+            return self.event(Event::Skipped(SkippedInput {
+                name: report.name,
+                reason: "binary",
+            }));
+        }
         report.detected = opts.format.is_none();
         let detected = match detect_input(opts.format, opts.json_paths.as_ref(), sample) {
             Ok(detected) => detected,

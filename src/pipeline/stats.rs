@@ -140,12 +140,25 @@ pub struct FileReport {
     pub detected: bool,
     /// The JSON preset used, for `json`.
     pub json_preset: Option<&'static str>,
-    /// `none`, `gzip` or `zstd`.
+    /// `none`, `gzip`, `zstd`, `xz` or `bzip2`.
     pub compression: &'static str,
     /// The fatal error that ended this input early, if any.
     pub error: Option<String>,
     /// Counts for this input alone.
     pub stats: Stats,
+}
+
+/// An input that was not read, and why: a file found in a directory
+/// argument that is hidden (its name starts with `.`), binary (a NUL byte
+/// in its first decompressed bytes), or a symbolic link to a directory,
+/// which is not followed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedInput {
+    /// Its path, as in diagnostics.
+    pub name: String,
+    /// `hidden`, `binary`, `symlinked-directory`, `broken-symlink` or
+    /// `not-a-file` (a socket, a FIFO, a device).
+    pub reason: &'static str,
 }
 
 /// The result of a run.
@@ -155,6 +168,8 @@ pub struct Summary {
     pub stats: Stats,
     /// One report per input, in order.
     pub files: Vec<FileReport>,
+    /// The inputs not read ([`SkippedInput`]).
+    pub inputs_skipped: Vec<SkippedInput>,
     /// Distinct URLs (`--unique`, `--count`).
     pub distinct: Option<u64>,
     /// Wall time in seconds.
@@ -197,6 +212,9 @@ impl Summary {
                 let _ = write!(t, ", ERROR: {e}");
             }
             t.push('\n');
+        }
+        for f in &self.inputs_skipped {
+            let _ = writeln!(t, "  input {}: skipped ({})", f.name, f.reason);
         }
         let _ = writeln!(t, "  lines     {:>12}", s.lines);
         let _ = writeln!(t, "  emitted   {:>12}   ({} URLs)", s.emitted, s.urls);
@@ -359,6 +377,15 @@ impl Summary {
                 None => j.push_str("null"),
             }
             j.push('}');
+        }
+        j.push_str("],\"inputs_skipped\":[");
+        for (i, f) in self.inputs_skipped.iter().enumerate() {
+            if i > 0 {
+                j.push(',');
+            }
+            j.push_str("{\"name\":");
+            json_string(&mut j, f.name.as_bytes());
+            let _ = write!(j, ",\"reason\":\"{}\"}}", f.reason);
         }
         j.push_str("]}");
         j

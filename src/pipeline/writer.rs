@@ -131,6 +131,7 @@ impl<'a, 's> Writer<'a, 's> {
                 }
             }
             Event::End(None) => {}
+            Event::Skipped(skipped) => self.summary.inputs_skipped.push(skipped),
         }
         Ok(())
     }

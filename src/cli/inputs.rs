@@ -1,0 +1,254 @@
+//! Directory arguments, as ripgrep users expect them: read recursively, the
+//! files in byte order of their paths, hidden files and directories (a name
+//! starting with `.`) skipped, `--glob` filtering the files found. Binary
+//! files are skipped by the reader, which sees their decompressed start
+//! ([`Source::Found`]).
+//!
+//! Symbolic links: a link to a file is read as the file; a link to a
+//! directory is not followed (so no loop can form) and is noted as skipped.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use canonurl::input::Source;
+use canonurl::pipeline::stats::SkippedInput;
+use globset::{GlobBuilder, GlobMatcher};
+
+/// `--glob`s, in order: the last one that matches a path decides.
+#[derive(Debug, Default)]
+pub struct Globs {
+    globs: Vec<Glob>,
+    /// True when some glob includes: then a file no glob matches is left out.
+    any_include: bool,
+}
+
+#[derive(Debug)]
+struct Glob {
+    matcher: GlobMatcher,
+    /// `!GLOB`: matching files (and directories) are left out.
+    exclude: bool,
+    /// A glob with a `/` matches the path below the directory argument;
+    /// one without matches the name alone, at any depth.
+    whole_path: bool,
+}
+
+impl Globs {
+    /// Compiles `--glob` values: `*.gz`, `access.log*`, `!*.1.gz`,
+    /// `2024/**/*.log`. `*` and `?` do not match `/`; `**` does.
+    pub fn new(list: &[String]) -> Result<Globs, String> {
+        let mut globs = Vec::with_capacity(list.len());
+        for arg in list {
+            let (exclude, pattern) = match arg.strip_prefix('!') {
+                Some(p) => (true, p),
+                None => (false, arg.as_str()),
+            };
+            let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+            let glob = GlobBuilder::new(pattern)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|e| format!("--glob {arg:?}: {e}"))?;
+            globs.push(Glob {
+                matcher: glob.compile_matcher(),
+                exclude,
+                whole_path: pattern.contains('/'),
+            });
+        }
+        let any_include = globs.iter().any(|g| !g.exclude);
+        Ok(Globs { globs, any_include })
+    }
+
+    /// The last glob that matches `rel` (a path below the directory
+    /// argument), if any.
+    fn last_match(&self, rel: &Path) -> Option<&Glob> {
+        let name = rel.file_name().map(Path::new).unwrap_or(rel);
+        self.globs
+            .iter()
+            .rev()
+            .find(|g| g.matcher.is_match(if g.whole_path { rel } else { name }))
+    }
+
+    /// Whether a file found at `rel` is read.
+    fn reads_file(&self, rel: &Path) -> bool {
+        match self.last_match(rel) {
+            Some(g) => !g.exclude,
+            None => !self.any_include,
+        }
+    }
+
+    /// Whether a directory found at `rel` is entered: only an excluding glob
+    /// leaves one out.
+    fn enters_dir(&self, rel: &Path) -> bool {
+        self.last_match(rel).is_none_or(|g| !g.exclude)
+    }
+}
+
+/// What one directory argument gave.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// The directory as given.
+    pub dir: PathBuf,
+    /// The files to read, in byte order of their paths.
+    pub files: Vec<PathBuf>,
+    /// Entries not read: hidden, symbolic links to directories, special files.
+    pub skipped: Vec<SkippedInput>,
+    /// Files left out by `--glob`.
+    pub excluded: u64,
+    /// Directories that could not be listed: the path and the error.
+    pub errors: Vec<(String, String)>,
+}
+
+impl Walked {
+    /// The sources to read.
+    pub fn sources(&self) -> impl Iterator<Item = Source> + '_ {
+        self.files.iter().cloned().map(Source::Found)
+    }
+}
+
+/// Lists the files below `dir`.
+pub fn walk(dir: &Path, globs: &Globs) -> Walked {
+    let mut w = Walked {
+        dir: dir.to_path_buf(),
+        ..Walked::default()
+    };
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        let entries = match fs::read_dir(&d) {
+            Ok(e) => e,
+            Err(e) => {
+                w.errors.push((
+                    d.display().to_string(),
+                    format!("cannot read directory: {e}"),
+                ));
+                continue;
+            }
+        };
+        for entry in entries {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    w.errors.push((
+                        d.display().to_string(),
+                        format!("cannot read directory: {e}"),
+                    ));
+                    continue;
+                }
+            };
+            let path = entry.path();
+            let rel = path.strip_prefix(dir).unwrap_or(&path);
+            let skip = |reason| SkippedInput {
+                name: path.display().to_string(),
+                reason,
+            };
+            if entry.file_name().as_encoded_bytes().starts_with(b".") {
+                w.skipped.push(skip("hidden"));
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else {
+                w.skipped.push(skip("not-a-file"));
+                continue;
+            };
+            if kind.is_dir() {
+                if globs.enters_dir(rel) {
+                    pending.push(path);
+                }
+                continue;
+            }
+            // A symbolic link is read when it leads to a file.
+            let target = match kind.is_symlink() {
+                true => fs::metadata(&path).map(|m| m.file_type()),
+                false => Ok(kind),
+            };
+            let reason = match target {
+                Ok(t) if t.is_file() => {
+                    if globs.reads_file(rel) {
+                        w.files.push(path);
+                    } else {
+                        w.excluded += 1;
+                    }
+                    continue;
+                }
+                Ok(t) if t.is_dir() => "symlinked-directory",
+                Ok(_) => "not-a-file",
+                Err(_) => "broken-symlink",
+            };
+            w.skipped.push(skip(reason));
+        }
+    }
+    let by_bytes = |a: &Path, b: &Path| {
+        a.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.as_os_str().as_encoded_bytes())
+    };
+    w.files.sort_by(|a, b| by_bytes(a, b));
+    w.skipped
+        .sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    w
+}
+
+/// The notice for a directory argument of which no file was read: it was
+/// empty, or everything in it was skipped. `binary` is how many of its
+/// files the reader skipped as binary.
+pub fn nothing_read(w: &Walked, binary: usize) -> Option<String> {
+    if w.files.len() > binary {
+        return None;
+    }
+    let mut why = Vec::new();
+    if binary > 0 {
+        why.push(format!("{binary} binary"));
+    }
+    if w.excluded > 0 {
+        why.push(format!("{} left out by --glob", w.excluded));
+    }
+    for reason in [
+        "hidden",
+        "symlinked-directory",
+        "broken-symlink",
+        "not-a-file",
+    ] {
+        let n = w.skipped.iter().filter(|s| s.reason == reason).count();
+        if n > 0 {
+            why.push(format!("{n} {reason}"));
+        }
+    }
+    let dir = w.dir.display();
+    Some(match why.is_empty() {
+        true => format!("canonurl: {dir}: no file to read: the directory is empty"),
+        false => format!(
+            "canonurl: {dir}: no file read from this directory: skipped {} (--stats lists them)",
+            why.join(", ")
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn globs(list: &[&str]) -> Globs {
+        Globs::new(&list.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn the_last_matching_glob_decides() {
+        let g = globs(&["*.gz", "!*.1.gz"]);
+        assert!(g.reads_file(Path::new("a/access.log.2.gz")));
+        assert!(!g.reads_file(Path::new("a/access.log.1.gz")));
+        assert!(!g.reads_file(Path::new("access.log")));
+        // Excludes only: everything else is read.
+        let g = globs(&["!*.tmp"]);
+        assert!(g.reads_file(Path::new("x.log")));
+        assert!(!g.reads_file(Path::new("d/x.tmp")));
+        // A name glob does not match across `/`; a path glob matches the
+        // path below the directory.
+        let g = globs(&["2024/**/*.log"]);
+        assert!(g.reads_file(Path::new("2024/01/a.log")));
+        assert!(!g.reads_file(Path::new("2023/01/a.log")));
+        assert!(!globs(&["a*"]).reads_file(Path::new("ab/c")));
+        // Directories: only excludes prune.
+        let g = globs(&["*.log", "!old"]);
+        assert!(g.enters_dir(Path::new("new")));
+        assert!(!g.enters_dir(Path::new("x/old")));
+        assert!(Globs::new(&["a[".to_string()]).is_err());
+    }
+}
