@@ -249,10 +249,7 @@ fn worker(cfg: u32, chunk: &[u8], derived: Option<JsonPaths>) {
             let f = LogFormat::ALL[i];
             (f, (f == LogFormat::Json).then(|| JsonPreset::Nginx.paths()))
         }
-        i if i < formats + presets => (
-            LogFormat::Json,
-            Some(JsonPreset::ALL[i - formats].paths()),
-        ),
+        i if i < formats + presets => (LogFormat::Json, Some(JsonPreset::ALL[i - formats].paths())),
         i if i == formats + presets => (LogFormat::Json, Some(custom_paths())),
         _ => (LogFormat::Json, Some(derived.unwrap_or_else(custom_paths))),
     };
