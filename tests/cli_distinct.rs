@@ -55,9 +55,9 @@ fn inputs(data: &Path) -> Vec<String> {
             .collect();
         names.sort();
         for p in names {
-            // Zeek's TSV is not an access log format: it would end the run
-            // with exit status 2.
-            if p.to_string_lossy().contains("bro_http") {
+            // A syslog with two access-log lines among five: `-f auto`
+            // cannot detect it, which would end the run with exit status 2.
+            if p.to_string_lossy().contains("syslog_with_access_log") {
                 continue;
             }
             files.push(p.to_string_lossy().into_owned());
