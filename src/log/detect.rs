@@ -306,7 +306,10 @@ fn shape(line: &[u8]) -> Shape {
     let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r');
     let url = match line.iter().position(|b| !blank(b)) {
         Some(start) => {
-            let end = line.iter().rposition(|b| !blank(b)).map_or(start, |e| e + 1);
+            let end = line
+                .iter()
+                .rposition(|b| !blank(b))
+                .map_or(start, |e| e + 1);
             &line[start..end]
         }
         None => &line[..0],
