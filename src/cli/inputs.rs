@@ -113,13 +113,16 @@ pub fn walk(dir: &Path, globs: &Globs) -> Walked {
     };
     let mut pending = vec![dir.to_path_buf()];
     while let Some(d) = pending.pop() {
+        let unreadable = |e: std::io::Error| {
+            (
+                d.display().to_string(),
+                format!("cannot read directory: {e}"),
+            )
+        };
         let entries = match fs::read_dir(&d) {
             Ok(e) => e,
             Err(e) => {
-                w.errors.push((
-                    d.display().to_string(),
-                    format!("cannot read directory: {e}"),
-                ));
+                w.errors.push(unreadable(e));
                 continue;
             }
         };
@@ -127,10 +130,7 @@ pub fn walk(dir: &Path, globs: &Globs) -> Walked {
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
-                    w.errors.push((
-                        d.display().to_string(),
-                        format!("cannot read directory: {e}"),
-                    ));
+                    w.errors.push(unreadable(e));
                     continue;
                 }
             };

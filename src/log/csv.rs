@@ -45,6 +45,8 @@ use std::sync::Arc;
 
 use memchr::memchr;
 
+// One field of a line (inside the quotes when `quoted`).
+use super::fields::Field as Span;
 use super::{Extracted, Field, HeaderLine, Line, LineError, LogFormat, Scheme, Skip};
 
 /// Column roles, in `--columns` order.
@@ -239,15 +241,6 @@ pub(crate) fn detect_header(line: &[u8]) -> Option<LogFormat> {
     }
     x = CsvExtractor::new(b',', None);
     x.preset_of(line).map(|_| LogFormat::Csv)
-}
-
-/// One field of a line: `start..end` is the value (inside the quotes when
-/// `quoted`, `""` not yet undone).
-#[derive(Clone, Copy, Debug)]
-struct Span {
-    start: usize,
-    end: usize,
-    quoted: bool,
 }
 
 /// Reads CSV (`delim` `,`, RFC 4180 quoting) or TSV (`\t`, no quoting)

@@ -41,8 +41,7 @@ impl EnvoyExtractor {
     /// Reads one line (without its line end).
     pub fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
         out.clear();
-        let line_trimmed = super::escape::trim_spaces(line);
-        if line_trimmed.is_empty() || line.iter().all(|&b| b == b' ' || b == b'\t') {
+        if line.iter().all(|&b| b == b' ' || b == b'\t') {
             return Line::Skip(Skip::EmptyLine);
         }
         if !starts_like_envoy(line) {

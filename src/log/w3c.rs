@@ -101,6 +101,8 @@
 
 use memchr::{memchr, memchr2};
 
+// One field of a line (inside the quotes when `quoted`).
+use super::fields::Field as Span;
 use super::{Extracted, Field, Line, LineError, Scheme, Skip};
 use crate::ascii;
 
@@ -169,15 +171,6 @@ static SPECIAL: [u8; 256] = {
     t[b'%' as usize] = CF_PERCENT;
     t
 };
-
-/// One field of a data line: `start..end` is the value (inside the quotes
-/// when `quoted`).
-#[derive(Clone, Copy, Debug)]
-struct Span {
-    start: usize,
-    end: usize,
-    quoted: bool,
-}
 
 /// Reads W3C extended log lines (IIS, CloudFront) into [`Extracted`].
 ///
