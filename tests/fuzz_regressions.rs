@@ -379,3 +379,65 @@ fn drive_letter_like_segment_is_popped_outside_file_urls() {
     assert_eq!(whatwg("https://h/s:/x/../../y"), "https://h/y");
     assert_eq!(whatwg("file:///s:/x/../../y"), "file:///s:/y");
 }
+
+// conservation, crash-8b4fa3abf483cfcd7cf2256a406559c8ab0e1c19 (2026-11-25):
+// a combined log with `max_line` 1024 whose second line is 1,397 bytes long
+// with a run of `\r` inside it: read with 1 MiB pieces it is rejected as
+// `line-too-long`, in 64-byte ranges as `unterminated-field`. The range
+// reader kept `max_line + 1` bytes of a too-long line; the worker took the
+// last of them, a `\r`, for a CRLF line end, stripped it and parsed the
+// remaining `max_line` bytes as a record. So diagnostics, `--rejects` and
+// counts depended on the piece size.
+#[test]
+fn too_long_combined_line_is_too_long_whatever_the_piece_size() {
+    let mut input = b"a.example - - [01/Aug/1995:01:11:30 -0400] \"GET /images/a.gif HTTP/1.0\" 200 1 \"http://r/\" \"ua\"\n".to_vec();
+    input.extend_from_slice(b"b.example - - [01/Aug/1995:01:11:31 -0400] \"GET /");
+    let mut path = [b'c'; 1300];
+    // Line bytes 1011..1051, around the cut at `max_line` 1024.
+    path[960..1000].fill(b'\r');
+    input.extend_from_slice(&path);
+    input.extend_from_slice(b" HTTP/1.0\" 200 1 \"-\" \"ua\"\n");
+    input.extend_from_slice(&input.clone()[..96]);
+    let path = file("too-long-combined.log", &input);
+    let run_diag = |opts: &Options| {
+        let (mut out, mut rejects, mut diag) = (Vec::new(), Vec::new(), Vec::new());
+        let summary = pipeline::run(
+            &[Source::Path(path.clone())],
+            opts,
+            Sinks {
+                out: &mut out,
+                rejects: Some(&mut rejects),
+                diag: &mut diag,
+                progress: None,
+            },
+        )
+        .unwrap();
+        (
+            out,
+            rejects,
+            String::from_utf8_lossy(&diag).into_owned(),
+            summary.stats,
+        )
+    };
+    for threads in [1, 3] {
+        let opts = Options {
+            format: Some(LogFormat::Combined),
+            field: Field::Both,
+            max_line: 1024,
+            rejects: true,
+            max_diagnostics: 5,
+            threads,
+            ..Options::default()
+        };
+        let big = run_diag(&opts);
+        assert!(big.2.contains(":2: line too long"), "{}", big.2);
+        let small = run_diag(&Options {
+            chunk_len: 64,
+            ..opts.clone()
+        });
+        assert_eq!(small.2, big.2, "diagnostics, {threads} threads");
+        assert_eq!(small.3, big.3, "counts, {threads} threads");
+        assert_eq!(small.1, big.1, "--rejects, {threads} threads");
+        assert_eq!(small.0, big.0, "output, {threads} threads");
+    }
+}

@@ -75,9 +75,10 @@ const STEPS: Steps = Steps {
 ///
 /// `buf` receives the owned lines, whole, each ending in `\n` except possibly
 /// the file's last line. A line longer than `max_line` bytes (without its
-/// `\n`) is given as its first `max_line + 1` bytes and a `\n`, so a consumer
-/// that rejects lines over `max_line` sees it as too long and can report its
-/// head. `\r` is an ordinary byte. `buf`'s previous contents are discarded
+/// `\n`) is given as its first `max_line + 2` bytes (or fewer, when it has
+/// fewer) and a `\n`, so a consumer that rejects lines over `max_line` sees
+/// it as too long and can report its head, even when it strips a `\r` that
+/// ended up last in the head. `\r` is otherwise an ordinary byte. `buf`'s previous contents are discarded
 /// and its capacity reused (its previous length too: those bytes need not be
 /// zeroed again before a read overwrites them).
 ///
@@ -164,9 +165,12 @@ fn read_owned_lines_in(
     };
     owned.first = first;
 
-    // Kept bytes of a too-long line: one more than the limit, so that its
-    // head reads as too long.
-    let limit = max_line.saturating_add(1);
+    // Kept bytes of a too-long line: two more than the limit, so that its
+    // head reads as too long even to a consumer that takes a last `\r` for
+    // a CRLF line end and strips it (the worker does; with one more, a head
+    // cut just after a `\r` inside the line read as a whole line of
+    // `max_line` bytes and was parsed).
+    let limit = max_line.saturating_add(2);
     // `buf[..w]` is the output so far; `buf[i..filled]` is read but not yet
     // looked at. `w < i` only after a too-long line was cut, so the common
     // case copies nothing.
@@ -348,7 +352,7 @@ mod tests {
             };
             rest = &rest[(line.len() + usize::from(has_end))..];
             if line.len() > max_line {
-                out.extend_from_slice(&line[..max_line + 1]);
+                out.extend_from_slice(&line[..line.len().min(max_line + 2)]);
                 out.push(b'\n');
             } else {
                 out.extend_from_slice(line);
@@ -578,7 +582,8 @@ mod tests {
     #[test]
     fn one_line_without_line_end() {
         assert_eq!(one(b"abc", 0, 1, 10), (owned(0, 3, 1), b"abc".to_vec()));
-        assert_eq!(one(b"abc", 0, 1, 1), (owned(0, 3, 1), b"ab\n".to_vec()));
+        assert_eq!(one(b"abc", 0, 1, 0), (owned(0, 3, 1), b"ab\n".to_vec()));
+        assert_eq!(one(b"abc", 0, 1, 1), (owned(0, 3, 1), b"abc\n".to_vec()));
         assert_eq!(one(b"abc", 0, 1, 2), (owned(0, 3, 1), b"abc\n".to_vec()));
         assert_eq!(one(b"abc", 0, 1, 3), (owned(0, 3, 1), b"abc".to_vec()));
         for k in 1..3 {
@@ -612,7 +617,15 @@ mod tests {
     fn too_long_line_inside_a_range_keeps_only_its_head() {
         let data = b"a\nxxxxxxxxxx\r\nb\n";
         let (r, buf) = one(data, 0, data.len() as u64, 3);
-        assert_eq!(buf, b"a\nxxxx\nb\n");
+        assert_eq!(buf, b"a\nxxxxx\nb\n");
+        assert_eq!(r, owned(0, data.len() as u64, 3));
+        // Cut just after a `\r` inside the line: still longer than the limit
+        // once a consumer strips that `\r` as a CRLF line end.
+        let data = b"a\nxxx\r\r\rxx\nb\n";
+        let (r, buf) = one(data, 0, data.len() as u64, 3);
+        assert_eq!(buf, b"a\nxxx\r\r\nb\n");
+        let head = buf.split(|&b| b == b'\n').nth(1).unwrap();
+        assert!(head.strip_suffix(b"\r").unwrap_or(head).len() > 3);
         assert_eq!(r, owned(0, data.len() as u64, 3));
     }
 
