@@ -473,6 +473,7 @@ mod target;
 pub(crate) mod zeek;
 
 pub use info::{RecordColumn, RecordFilter};
+pub(crate) use record::Extract;
 pub use record::RecordReader;
 pub(crate) use target::request_url_of;
 pub use target::{request_url, RequestTarget, RequestUrl};

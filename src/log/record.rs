@@ -35,6 +35,28 @@ pub struct RecordReader {
     extractor: Extractor,
 }
 
+/// Reads one line into a record: [`RecordReader::read`], or one format's
+/// extractor itself (see [`RecordReader::own_loop`]), so that a line loop
+/// generic over it calls the extractor directly.
+pub(crate) trait Extract {
+    /// Reads `line` (without its line end) into `out`.
+    fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line;
+}
+
+impl Extract for RecordReader {
+    #[inline]
+    fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
+        self.read(line, field, out)
+    }
+}
+
+impl Extract for ClfExtractor {
+    #[inline]
+    fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
+        ClfExtractor::extract(self, line, field, out)
+    }
+}
+
 /// One format's extractor.
 #[derive(Debug)]
 enum Extractor {
@@ -103,6 +125,20 @@ impl RecordReader {
             Extractor::Envoy(x) => x.extract(line, field, out),
             Extractor::Zeek(x) => x.extract(line, field, out),
             Extractor::Csv(x) => x.extract(line, field, out),
+        }
+    }
+
+    /// The extractor of this reader's format when it has a line loop of its
+    /// own: CLF (common, combined, vhost), the logs most read and the
+    /// fastest to read, whose per-line cost the dispatch in
+    /// [`read`](Self::read) would otherwise add a few percent to. A caller
+    /// runs the same generic loop over this or, when `None`, over the
+    /// reader itself ([`Extract`] is implemented by both).
+    #[inline]
+    pub(crate) fn own_loop(&mut self) -> Option<&mut impl Extract> {
+        match &mut self.extractor {
+            Extractor::Clf(x) => Some(x),
+            _ => None,
         }
     }
 

@@ -94,6 +94,29 @@ pub(crate) fn request_url_of(
     scheme: Option<Scheme>,
     into: &mut Vec<u8>,
 ) -> RequestUrl {
+    // The usual record of a log that names no host (common, combined) run
+    // without `--base`: an origin-form target, written path-only. Decided
+    // here, inlined into the caller's loop; the rest is a call.
+    if ex.has_target
+        && target.first() == Some(&b'/')
+        && !ex.connect
+        && ex.host.is_empty()
+        && base_prefix.is_none()
+    {
+        return RequestUrl::PathOnly;
+    }
+    build_request_url(ex, target, base_prefix, scheme, into)
+}
+
+/// [`request_url_of`] for every record but the usual one.
+#[inline(never)]
+fn build_request_url(
+    ex: &Extracted,
+    target: &[u8],
+    base_prefix: Option<&[u8]>,
+    scheme: Option<Scheme>,
+    into: &mut Vec<u8>,
+) -> RequestUrl {
     if !ex.has_target {
         return RequestUrl::Skip(Skip::NoRequest);
     }

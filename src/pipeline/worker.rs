@@ -19,7 +19,7 @@ use crate::canon::surt::surt;
 use crate::input::range::read_owned_lines;
 use crate::input::Piece;
 use crate::log::{request_url_of, RequestUrl, Skip};
-use crate::log::{Extracted, Field, Line, LineError, LogFormat, RecordReader};
+use crate::log::{Extract, Extracted, Field, Line, LineError, LogFormat, RecordReader};
 use crate::output::{Columns, Row, KEY_SEED};
 use crate::url::simd::{find, ByteSet};
 use crate::{Canonical, Canonicalizer};
@@ -299,14 +299,32 @@ impl Worker {
     /// [`plain_urls`](Self::plain_urls), with no row and no per-line slots.
     /// Writes what [`finish`](Self::finish) writes for one slot.
     fn record_urls(&mut self, format: LogFormat, buf: &[u8], out: &mut PieceOut) {
-        let (mode, max_line, field) = (self.opts.mode, self.opts.max_line, self.opts.field);
-        let distinct = matches!(mode, Mode::Unique | Mode::Count);
-        let pipe = mode == Mode::Pipe;
         // Out of `self` for the loop, which lends `self` to `lost_line` and
         // `report`; put back after it.
         let Some((id, mut reader)) = self.reader.take() else {
             return;
         };
+        // The loop is generic over what reads a line: CLF's extractor
+        // itself, called directly, or the reader's dispatch over formats.
+        match reader.own_loop() {
+            Some(extractor) => self.record_urls_with(extractor, format, buf, out),
+            None => self.record_urls_with(&mut reader, format, buf, out),
+        }
+        self.reader = Some((id, reader));
+    }
+
+    /// The loop of [`record_urls`](Self::record_urls), over `reader`.
+    #[inline]
+    fn record_urls_with(
+        &mut self,
+        reader: &mut impl Extract,
+        format: LogFormat,
+        buf: &[u8],
+        out: &mut PieceOut,
+    ) {
+        let (mode, max_line, field) = (self.opts.mode, self.opts.max_line, self.opts.field);
+        let distinct = matches!(mode, Mode::Unique | Mode::Count);
+        let pipe = mode == Mode::Pipe;
         for (index, line) in lines(buf).enumerate() {
             let index = index as u64;
             if line.len() > max_line {
@@ -315,7 +333,7 @@ impl Worker {
                 continue;
             }
             let start = out.out.len();
-            let result = match reader.read(line, field, &mut self.record) {
+            let result = match reader.extract(line, field, &mut self.record) {
                 Line::Skip(s) => Err(Ok(s)),
                 Line::Error(e, at) => Err(Err((Why::Line(e), at))),
                 Line::Record if field == Field::Referer => {
@@ -371,7 +389,6 @@ impl Worker {
                 out.out.push(b'\n');
             }
         }
-        self.reader = Some((id, reader));
     }
 
     /// Reports a line that could not be read whole: `head` is its start,
