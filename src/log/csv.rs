@@ -71,6 +71,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub(crate) const HEADER_LINE: HeaderLine = HeaderLine {
     marker: b'\n',
     is_header: no_marked_header,
+    directives: &[],
     first_line: true,
 };
 
