@@ -188,7 +188,8 @@ struct Cli {
     /// CSV/TSV logs: the columns, by their header-row names.
     ///
     /// A comma list of `role=NAME`, roles `url` (required), `host`, `method`,
-    /// `referer`, `status`, `bytes` (`url=path,host=server`), or a preset
+    /// `referer`, `status`, `bytes`, `time`, `client`
+    /// (`url=path,host=server`), or a preset
     /// (`gcs`, `nasa`) with such overrides (`gcs,referer=-`). Default: the
     /// preset the header row shows.
     #[arg(long, value_name = "SPEC", value_parser = parse_columns, help_heading = "Format")]
