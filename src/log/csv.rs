@@ -566,20 +566,18 @@ mod tests {
         assert_eq!((r, &out.host[..]), (Line::Record, &b"kanjiapi.dev"[..]));
     }
 
-    /// The other fields of the last of `lines`: status, bytes, method,
-    /// time, client.
-    fn info_of(
-        delim: u8,
-        given: Option<&str>,
-        lines: &[&[u8]],
-    ) -> (
+    /// The result, status, bytes, method, time and client of a line.
+    type Got = (
         Line,
         Option<u16>,
         Option<u64>,
         Option<String>,
         Option<i64>,
         Option<String>,
-    ) {
+    );
+
+    /// The other fields of the last of `lines`.
+    fn info_of(delim: u8, given: Option<&str>, lines: &[&[u8]]) -> Got {
         let given = given.map(|g| Arc::new(g.parse::<CsvColumns>().unwrap()));
         let mut x = CsvExtractor::new(delim, given);
         let mut out = Extracted::default();
