@@ -16,11 +16,11 @@
 //! says otherwise. `- - -` as the request (a TCP proxy record, a request
 //! Envoy could not parse) is no request.
 //!
-//! The record's other fields ([`Info`]): the time is `%START_TIME%`, the
-//! method the request's, the status `%RESPONSE_CODE%` (the field after the
-//! request), the size `%BYTES_SENT%` (the third field before the quoted
-//! `X-Forwarded-For`, the fifth quoted field from the end, in both
-//! layouts), and the client Istio's `%DOWNSTREAM_REMOTE_ADDRESS%` (the
+//! The record's other fields ([`Info`](super::info::Info)): the time is
+//! `%START_TIME%`, the method the request's, the status `%RESPONSE_CODE%`
+//! (the field after the request), the size `%BYTES_SENT%` (the third
+//! field before the quoted `X-Forwarded-For`, the fifth quoted field from
+//! the end, in both layouts), and the client Istio's `%DOWNSTREAM_REMOTE_ADDRESS%` (the
 //! fourth field after the upstream host) without its port. Envoy's own
 //! default logs no client address (only the `X-Forwarded-For` list, which
 //! the client may write): no client.
