@@ -332,6 +332,10 @@ pub struct Chunker {
     /// The header lines to carry from piece to piece (the last one seen).
     track_header: Option<HeaderLine>,
     header: Option<Arc<[u8]>>,
+    /// The last line of each of the format's directives
+    /// ([`HeaderLine::directives`]) and, last, the last header line: what
+    /// `header` joins.
+    header_parts: Vec<Option<Box<[u8]>>>,
     /// Hand out lines as soon as a read comes back short.
     streaming: bool,
     /// Total decompressed bytes handed out.
@@ -365,6 +369,7 @@ impl Chunker {
             error: None,
             track_header: None,
             header: None,
+            header_parts: Vec::new(),
             streaming: false,
             bytes: 0,
         }
@@ -383,6 +388,9 @@ impl Chunker {
         let Some(header) = self.track_header else {
             return;
         };
+        if !header.first_line && !header.directives.is_empty() {
+            return self.scan_directives(buf, header);
+        }
         let found = if header.first_line {
             match self.header {
                 Some(_) => None,
@@ -396,6 +404,50 @@ impl Chunker {
         }
     }
 
+    /// [`scan_header`](Self::scan_header) for a format with directives
+    /// (Zeek's `#unset_field`): notes the last line of each directive and
+    /// the last header line of `buf`, and carries them all, one per line,
+    /// the header line last (it sets the layout the records after it are
+    /// read with).
+    fn scan_directives(&mut self, buf: &[u8], header: HeaderLine) {
+        let kinds = header.directives.len() + 1;
+        self.header_parts.resize(kinds, None);
+        let mut found = vec![false; kinds];
+        let mut end = buf.len();
+        while let Some(marker) = memrchr(header.marker, &buf[..end]) {
+            let start = memrchr(b'\n', &buf[..marker]).map_or(0, |p| p + 1);
+            end = start;
+            let stop = memchr(b'\n', &buf[marker..]).map_or(buf.len(), |e| marker + e);
+            let line = &buf[start..stop];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.len() > self.max_line {
+                continue;
+            }
+            let kind = if (header.is_header)(line) {
+                Some(kinds - 1)
+            } else {
+                header.directives.iter().position(|d| line.starts_with(d))
+            };
+            if let Some(k) = kind.filter(|&k| !found[k]) {
+                found[k] = true;
+                self.header_parts[k] = Some(Box::from(line));
+                if found.iter().all(|&f| f) {
+                    break;
+                }
+            }
+        }
+        if found.iter().any(|&f| f) {
+            let mut joined = Vec::new();
+            for part in self.header_parts.iter().flatten() {
+                if !joined.is_empty() {
+                    joined.push(b'\n');
+                }
+                joined.extend_from_slice(part);
+            }
+            self.header = Some(Arc::from(joined));
+        }
+    }
+
     /// Switches to the header lines of `header` after the first piece
     /// (`first`, the only one handed out) was read with others: the format
     /// is settled from that piece, so the header it sets is looked for
@@ -403,6 +455,7 @@ impl Chunker {
     pub fn retrack_header(&mut self, header: Option<HeaderLine>, first: &[u8]) {
         self.track_header = header;
         self.header = None;
+        self.header_parts.clear();
         self.scan_header(first);
     }
 
@@ -832,6 +885,35 @@ mod tests {
     }
 
     #[test]
+    fn zeek_directives_are_carried_with_the_fields_line() {
+        // A new block whose `#unset_field` is in one piece and whose
+        // `#fields` is in the next.
+        let data = b"#unset_field\t-\n#fields\ta\tb\n1\t2\n3\t4\n#separator \\x2c\n#unset_field,NONE\n#empty_field,E\n#path,http\n#fields,a,b\n5,6\n";
+        // Pieces of one line each.
+        let mut c = Chunker::new(Box::new(io::Cursor::new(data.to_vec())), 1, 100);
+        c.track_header(LogFormat::Zeek.header_line());
+        let mut got = Vec::new();
+        while let Some(Piece::Lines { header, buf, .. }) = c.next_piece(Vec::new()).unwrap() {
+            let header = header.map(|h| String::from_utf8_lossy(&h).into_owned());
+            got.push((String::from_utf8_lossy(&buf).into_owned(), header));
+        }
+        assert!(got.len() >= 4, "{got:?}");
+        // After the last piece: the last of each directive, the `#fields`
+        // line last (what a piece after it would get).
+        assert_eq!(
+            c.header.as_deref(),
+            Some(&b"#separator \\x2c\n#unset_field,NONE\n#empty_field,E\n#fields,a,b"[..])
+        );
+        // A piece that starts inside the block gets the directives read so far.
+        let inside = got.iter().find(|(b, _)| b.starts_with("#path")).unwrap();
+        assert_eq!(
+            inside.1.as_deref(),
+            Some("#separator \\x2c\n#unset_field,NONE\n#empty_field,E\n#fields\ta\tb"),
+            "{got:?}"
+        );
+    }
+
+    #[test]
     fn csv_header_row_is_carried() {
         let data = b"\n \nurl,host\n/a,h\n/b,h\n/c,h\nurl,host\n/d,h\n";
         let mut c = Chunker::new(Box::new(io::Cursor::new(data.to_vec())), 4, 100);
@@ -874,7 +956,10 @@ mod tests {
         };
         assert!(c.header.is_none());
         c.retrack_header(LogFormat::Zeek.header_line(), &buf);
-        assert_eq!(c.header.as_deref(), Some(&b"#fields\tts\turi"[..]));
+        assert_eq!(
+            c.header.as_deref(),
+            Some(&b"#separator \\x09\n#fields\tts\turi"[..])
+        );
         c.retrack_header(LogFormat::Tsv.header_line(), &buf);
         assert_eq!(c.header.as_deref(), Some(&b"#separator \\x09"[..]));
         c.retrack_header(None, &buf);

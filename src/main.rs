@@ -157,10 +157,39 @@ struct Cli {
     #[arg(long, value_name = "PATH", help_heading = "Format")]
     json_referer: Option<String>,
 
+    /// JSON logs: dotted path of the response status (for --with, --status).
+    ///
+    /// A number or a string of three digits. This and the other paths of
+    /// the record's fields (--json-bytes, --json-method, --json-time,
+    /// --json-client), given without --json-target or --json-request,
+    /// replace those of the preset detected (or given with --json-preset).
+    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    json_status: Option<String>,
+
+    /// JSON logs: dotted path of the response size in bytes (for --with).
+    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    json_bytes: Option<String>,
+
+    /// JSON logs: dotted path of the request method (for --with, --method).
+    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    json_method: Option<String>,
+
+    /// JSON logs: dotted path of the request time (for --with).
+    ///
+    /// Unix seconds (a fraction allowed; an integer beyond 10^11 is milli-,
+    /// micro- or nanoseconds) or an ISO 8601 string.
+    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    json_time: Option<String>,
+
+    /// JSON logs: dotted path of the client address (for --with).
+    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    json_client: Option<String>,
+
     /// CSV/TSV logs: the columns, by their header-row names.
     ///
     /// A comma list of `role=NAME`, roles `url` (required), `host`, `method`,
-    /// `referer`, `status`, `bytes` (`url=path,host=server`), or a preset
+    /// `referer`, `status`, `bytes`, `time`, `client`
+    /// (`url=path,host=server`), or a preset
     /// (`gcs`, `nasa`) with such overrides (`gcs,referer=-`). Default: the
     /// preset the header row shows.
     #[arg(long, value_name = "SPEC", value_parser = parse_columns, help_heading = "Format")]
@@ -1110,6 +1139,11 @@ fn json_paths(cli: &Cli) -> Option<JsonPaths> {
         &cli.json_host,
         &cli.json_scheme,
         &cli.json_referer,
+        &cli.json_status,
+        &cli.json_bytes,
+        &cli.json_method,
+        &cli.json_time,
+        &cli.json_client,
     ];
     if cli.json_preset.is_none() && overrides.iter().all(|o| o.is_none()) {
         return None;
@@ -1125,6 +1159,11 @@ fn json_paths(cli: &Cli) -> Option<JsonPaths> {
     set(&mut paths.host, &cli.json_host);
     set(&mut paths.scheme, &cli.json_scheme);
     set(&mut paths.referer, &cli.json_referer);
+    set(&mut paths.status, &cli.json_status);
+    set(&mut paths.bytes, &cli.json_bytes);
+    set(&mut paths.method, &cli.json_method);
+    set(&mut paths.time, &cli.json_time);
+    set(&mut paths.client, &cli.json_client);
     Some(paths)
 }
 

@@ -1465,7 +1465,8 @@ fn forwarded_for_lists_are_clients_not_hosts() {
 /// A Zeek log big enough to be cut into several pieces, whose columns change
 /// halfway (a new header block): each piece must be read with the `#fields`
 /// line before it, whichever worker reads it, and `-j 2` must write what
-/// `-j 1` writes.
+/// `-j 1` writes. The new block also redefines the unset marker as `NONE`:
+/// every piece after it must read a `NONE` host as no host.
 #[test]
 fn zeek_header_is_carried_to_every_piece() {
     let mut log = String::from("#separator \\x09\n#set_separator\t,\n#empty_field\t(empty)\n#unset_field\t-\n#path\thttp\n");
@@ -1477,11 +1478,17 @@ fn zeek_header_is_carried_to_every_piece() {
         ));
         want.push(format!("http://a.example/first/{i}%20x?q={i}"));
     }
-    log.push_str("#close\t2020\n#fields\turi\tid.resp_p\thost\tts\n");
-    want.extend(["".to_string(), "".to_string()]);
+    log.push_str("#close\t2020\n#unset_field\tNONE\n#fields\turi\tid.resp_p\thost\tts\n");
+    want.extend(["".to_string(), "".to_string(), "".to_string()]);
     for i in 0..30_000 {
-        log.push_str(&format!("/second/{i}\t443\tb.example\t2.{i}\n"));
-        want.push(format!("https://b.example/second/{i}"));
+        if i % 2 == 0 {
+            log.push_str(&format!("/second/{i}\t443\tb.example\t2.{i}\n"));
+            want.push(format!("https://b.example/second/{i}"));
+        } else {
+            // No host: the path alone.
+            log.push_str(&format!("/second/{i}\t443\tNONE\t2.{i}\n"));
+            want.push(format!("/second/{i}"));
+        }
     }
     assert!(log.len() > 2 << 20, "{}", log.len());
     let f = file("big-zeek.log", log.as_bytes());

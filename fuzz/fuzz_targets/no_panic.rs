@@ -61,10 +61,14 @@ fn custom_paths() -> JsonPaths {
         method: p(" m | req.m "),
         query: p("q|a.b|req.headers[name=q].v"),
         default_scheme: None,
+        status: p("st|a.b|req.headers[name=s].v"),
+        bytes: p("b|s|req.h"),
+        time: p("t|a|ts"),
+        client: p("c|h|req.c"),
     }
 }
 
-/// JSON paths from a line: up to seven tab-separated strings (as `--json-*`
+/// JSON paths from a line: up to eleven tab-separated strings (as `--json-*`
 /// options would give them, and a query path).
 fn paths_from(line: &[u8]) -> JsonPaths {
     let text = String::from_utf8_lossy(line);
@@ -78,6 +82,10 @@ fn paths_from(line: &[u8]) -> JsonPaths {
         method: it.next().flatten(),
         query: it.next().flatten(),
         default_scheme: None,
+        status: it.next().flatten(),
+        bytes: it.next().flatten(),
+        time: it.next().flatten(),
+        client: it.next().flatten(),
     }
 }
 

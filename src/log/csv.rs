@@ -54,12 +54,18 @@ const URL: usize = 0;
 const HOST: usize = 1;
 const METHOD: usize = 2;
 const REFERER: usize = 3;
-// 4 and 5: `status` and `bytes`, checked to be in the header when given,
-// and otherwise not read (a URL has neither).
-const ROLES: usize = 6;
+// The record's other fields (with `method`), read only when they are
+// wanted ([`Extracted::want_info`]).
+const STATUS: usize = 4;
+const BYTES: usize = 5;
+const TIME: usize = 6;
+const CLIENT: usize = 7;
+const ROLES: usize = 8;
 
 /// The `--columns` keys of the roles.
-const KEYS: [&str; ROLES] = ["url", "host", "method", "referer", "status", "bytes"];
+const KEYS: [&str; ROLES] = [
+    "url", "host", "method", "referer", "status", "bytes", "time", "client",
+];
 
 /// The column of a role that the layout lacks.
 const ABSENT: usize = usize::MAX;
@@ -71,6 +77,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub(crate) const HEADER_LINE: HeaderLine = HeaderLine {
     marker: b'\n',
     is_header: no_marked_header,
+    directives: &[],
     first_line: true,
 };
 
@@ -127,6 +134,8 @@ impl CsvPreset {
                 Some(b"cs_referer"),
                 Some(b"sc_status"),
                 Some(b"sc_bytes"),
+                Some(b"time_micros"),
+                Some(b"c_ip"),
             ],
             // `host` is the client: not a column of the URL.
             CsvPreset::Nasa => [
@@ -136,6 +145,8 @@ impl CsvPreset {
                 None,
                 Some(b"response"),
                 Some(b"bytes"),
+                Some(b"time"),
+                Some(b"host"),
             ],
         }
     }
@@ -151,7 +162,7 @@ impl CsvPreset {
 
 /// Which columns of a CSV or TSV log hold the URL and the rest
 /// (`--columns`): a comma list of `role=NAME` (roles `url`, `host`,
-/// `method`, `referer`, `status`, `bytes`; names are matched ASCII
+/// `method`, `referer`, `status`, `bytes`, `time`, `client`; names are matched ASCII
 /// case-insensitively, `-` unsets a role) and at most one preset name
 /// (`gcs`, `nasa`) whose columns the others override. A `url` column is
 /// required.
@@ -311,21 +322,34 @@ impl CsvExtractor {
         {
             return Line::Error(LineError::MissingField, 0);
         }
+        let want_info = out.want_info;
         let used = |r: usize| match r {
             URL | HOST | METHOD => want_request,
             REFERER => want_referer,
             _ => false,
         };
-        let last = (0..ROLES)
-            .filter(|&r| used(r) && self.col[r] != ABSENT)
-            .map(|r| self.col[r])
-            .max()
-            .unwrap_or(0);
+        let last_of = |used: &dyn Fn(usize) -> bool| {
+            (0..ROLES)
+                .filter(|&r| used(r) && self.col[r] != ABSENT)
+                .map(|r| self.col[r])
+                .max()
+                .unwrap_or(0)
+        };
+        let needed = last_of(&used);
+        // The other fields' columns are read too when wanted; a line may
+        // end before them.
+        let last = match want_info {
+            true => last_of(&|r| used(r) || r == METHOD || r >= STATUS),
+            false => needed,
+        };
 
         let mut spans: [Option<Span>; ROLES] = [None; ROLES];
         let mut pos = Some(0);
         for k in 0..=last {
             let Some(p) = pos else {
+                if k > needed {
+                    break;
+                }
                 return Line::Error(LineError::FieldsMismatch, base + line.len());
             };
             match self.field(line, p) {
@@ -346,6 +370,21 @@ impl CsvExtractor {
                 !v.is_empty() && v != b"-"
             })
         };
+        if want_info {
+            // In the line as given (after any BOM); a quoted value with a
+            // doubled `""` in it is absent.
+            let at = |role: usize| {
+                let s = spans[role].filter(|s| s.start < s.end)?;
+                let v = &line[s.start..s.end];
+                (!s.quoted || memchr(b'"', v).is_none()).then_some((base + s.start, base + s.end))
+            };
+            let info = &mut out.info;
+            info.method = at(METHOD);
+            info.status = at(STATUS);
+            info.bytes = at(BYTES);
+            info.time = at(TIME);
+            info.client = at(CLIENT);
+        }
 
         if want_request {
             if let Some(s) = present(spans[METHOD]) {
@@ -525,6 +564,95 @@ mod tests {
         let bom = [BOM, GCS].concat();
         let (r, out) = run(b',', None, Field::Request, &[&bom, row]);
         assert_eq!((r, &out.host[..]), (Line::Record, &b"kanjiapi.dev"[..]));
+    }
+
+    /// The result, status, bytes, method, time and client of a line.
+    type Got = (
+        Line,
+        Option<u16>,
+        Option<u64>,
+        Option<String>,
+        Option<i64>,
+        Option<String>,
+    );
+
+    /// The other fields of the last of `lines`.
+    fn info_of(delim: u8, given: Option<&str>, lines: &[&[u8]]) -> Got {
+        let given = given.map(|g| Arc::new(g.parse::<CsvColumns>().unwrap()));
+        let mut x = CsvExtractor::new(delim, given);
+        let mut out = Extracted::default();
+        out.want_info(true);
+        let mut r = Line::Skip(Skip::EmptyLine);
+        for l in lines {
+            r = x.extract(l, Field::Request, &mut out);
+        }
+        let (i, l) = (out.info, lines[lines.len() - 1]);
+        let text = |v: Option<&[u8]>| v.map(|v| String::from_utf8_lossy(v).into_owned());
+        (
+            r,
+            i.status(l),
+            i.bytes(l),
+            text(i.method(l)),
+            i.time(l),
+            text(i.client(l)),
+        )
+    }
+
+    #[test]
+    fn other_fields() {
+        // time_micros 1693206014339368 is 2023-08-28T07:00:14Z, 1693206014 s.
+        let row = br#""1693206014339368","172.71.142.38","1","","GET","/v1/kanji/%E9%9B%86","200","0","277","488000","kanjiapi.dev","","","","","","""#;
+        assert_eq!(
+            info_of(b',', None, &[GCS, row]),
+            (
+                Line::Record,
+                Some(200),
+                Some(277),
+                Some("GET".into()),
+                Some(1_693_206_014),
+                Some("172.71.142.38".into())
+            )
+        );
+        let row: &[u8] = b"199.72.81.55\t-\t804571201\tGET\t/history/apollo/\t200\t6245\t\t";
+        assert_eq!(
+            info_of(b'\t', None, &[NASA, row]),
+            (
+                Line::Record,
+                Some(200),
+                Some(6245),
+                Some("GET".into()),
+                Some(804_571_201),
+                Some("199.72.81.55".into())
+            )
+        );
+        // A line that ends before the other fields' columns is a record;
+        // `-` bytes are 0, as in CLF.
+        let row: &[u8] = b"h\t-\t1\tGET\t/a\t404\t-";
+        let got = info_of(b'\t', None, &[NASA, row]);
+        assert_eq!((got.0, got.1, got.2), (Line::Record, Some(404), Some(0)));
+        let got = info_of(b'\t', Some("url=u,status=s"), &[b"u\ts", b"/a"]);
+        assert_eq!((got.0, got.1), (Line::Record, None));
+        // Columns by name; a quoted value with a doubled quote is absent.
+        let given = Some("url=u,status=s,client=c,method=m,time=t,bytes=b");
+        let got = info_of(
+            b',',
+            given,
+            &[
+                b"u,s,c,m,t,b",
+                b"/a,\"301\",\"a\"\"b\",GET,2018-07-02T22:23:00Z,9",
+            ],
+        );
+        assert_eq!(
+            got,
+            (
+                Line::Record,
+                Some(301),
+                Some(9),
+                Some("GET".into()),
+                Some(1_530_570_180),
+                None
+            )
+        );
     }
 
     #[test]

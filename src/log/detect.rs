@@ -466,7 +466,8 @@ pub enum Undetected {
 
 /// The format of an input whose first bytes are `sample`: `given` (`-f`),
 /// or guessed by [`detect`]; for JSON, the `given_paths` (`--json-*`) or
-/// the preset that fits the sample best. An error when the format cannot be
+/// the preset that fits the sample best (with the `given_paths` over its
+/// own when they name no target or request-line path). An error when the format cannot be
 /// guessed, or when the sample holds JSON objects and no preset fits them.
 /// A JSON sample with no whole object in it (an empty input, a
 /// pretty-printed document) is read with the nginx preset, so that each
@@ -481,8 +482,10 @@ pub fn detect_input(
         None => detect(sample).ok_or(Undetected::Format)?,
     };
     let (json_paths, json_preset) = match (format, given_paths) {
-        (LogFormat::Json, Some(p)) => (Some(p.clone()), Some("custom")),
-        (LogFormat::Json, None) => {
+        (LogFormat::Json, Some(p)) if p.has_request_paths() => (Some(p.clone()), Some("custom")),
+        // Paths without a target path (`--json-status` alone) are read on
+        // top of the preset that fits.
+        (LogFormat::Json, given) => {
             let lines = || sample.split(|&b| b == b'\n').take(SAMPLE_LINES);
             let preset = match JsonExtractor::detect_preset(lines()) {
                 Some(preset) => preset,
@@ -491,7 +494,11 @@ pub fn detect_input(
                     None => JsonPreset::Nginx,
                 },
             };
-            (Some(preset.paths()), Some(preset.name()))
+            let mut paths = preset.paths();
+            if let Some(given) = given {
+                paths.overlay(given);
+            }
+            (Some(paths), Some(preset.name()))
         }
         _ => (None, None),
     };

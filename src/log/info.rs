@@ -107,6 +107,36 @@ impl Extracted {
     }
 }
 
+/// `at` without a port after the address: `192.0.2.1:80` is `192.0.2.1`,
+/// `[2001:db8::1]:80` and `[2001:db8::1]` are `2001:db8::1`. An IPv6
+/// address without brackets (more than one `:`), a name, or anything else
+/// is kept whole.
+pub(crate) fn without_port(line: &[u8], at: At) -> At {
+    let (start, end) = at?;
+    let v = line.get(start..end)?;
+    let is_port = |p: &[u8]| !p.is_empty() && p.len() <= 5 && ascii::is_decimal(p);
+    if v.first() == Some(&b'[') {
+        let Some(close) = memchr::memchr(b']', v) else {
+            return at;
+        };
+        let rest = &v[close + 1..];
+        if close > 1 && (rest.is_empty() || rest[0] == b':' && is_port(&rest[1..])) {
+            return Some((start + 1, start + close));
+        }
+        return at;
+    }
+    match memchr::memchr(b':', v) {
+        Some(colon)
+            if colon > 0
+                && memchr::memchr(b':', &v[colon + 1..]).is_none()
+                && is_port(&v[colon + 1..]) =>
+        {
+            Some((start, start + colon))
+        }
+        _ => at,
+    }
+}
+
 fn is_placeholder(v: &[u8]) -> bool {
     v.is_empty() || v == b"-"
 }
@@ -550,6 +580,25 @@ mod tests {
             vec![RecordColumn::Status, RecordColumn::Time]
         );
         assert!(RecordColumn::parse_list("status,nope").is_err());
+    }
+
+    #[test]
+    fn ports_are_dropped_from_clients() {
+        let cut = |v: &[u8]| {
+            let at = without_port(v, Some((0, v.len())));
+            at.map(|(s, e)| String::from_utf8_lossy(&v[s..e]).into_owned())
+        };
+        assert_eq!(cut(b"192.0.2.1:8080").as_deref(), Some("192.0.2.1"));
+        assert_eq!(cut(b"192.0.2.1").as_deref(), Some("192.0.2.1"));
+        assert_eq!(cut(b"[2001:db8::1]:443").as_deref(), Some("2001:db8::1"));
+        assert_eq!(cut(b"[2001:db8::1]").as_deref(), Some("2001:db8::1"));
+        assert_eq!(cut(b"2001:db8::1").as_deref(), Some("2001:db8::1"));
+        assert_eq!(cut(b"host:http").as_deref(), Some("host:http"));
+        assert_eq!(cut(b":80").as_deref(), Some(":80"));
+        assert_eq!(cut(b"[]:80").as_deref(), Some("[]:80"));
+        assert_eq!(cut(b"[::1").as_deref(), Some("[::1"));
+        assert_eq!(without_port(b"x", None), None);
+        assert_eq!(without_port(b"x", Some((0, 9))), None);
     }
 
     #[test]

@@ -79,6 +79,7 @@ use std::str::FromStr;
 
 use memchr::{memchr, memchr2, memrchr};
 
+use super::info::{At, Info};
 use super::{Extracted, Field, Line, LineError, Scheme, Skip};
 
 /// Where the fields of a record are, as dotted paths into the object
@@ -99,7 +100,8 @@ pub struct JsonPaths {
     pub scheme: Option<String>,
     /// The `Referer` header (a string, or an array whose first element is one).
     pub referer: Option<String>,
-    /// The request method, used only to recognise `CONNECT`.
+    /// The request method: recognises `CONNECT`, and is the record's
+    /// method (`--with method`, `--method`).
     pub method: Option<String>,
     /// The query, without its `?`, for layouts that log it apart from the
     /// target's path (AWS WAF `args`, Akamai `queryStr`).
@@ -107,6 +109,50 @@ pub struct JsonPaths {
     /// The scheme of records whose scheme path gives none (AWS WAF logs no
     /// scheme: `https`).
     pub default_scheme: Option<Scheme>,
+    /// The response status: a number or a string of three digits. Read only
+    /// when the record's other fields are wanted (`--with`, `--status`), as
+    /// are `bytes`, `time` and `client`.
+    pub status: Option<String>,
+    /// The response size in bytes: a number or a string of digits.
+    pub bytes: Option<String>,
+    /// The time of the request: Unix seconds (with a fraction, or an
+    /// integer in milli-, micro- or nanoseconds) or an ISO 8601 string.
+    pub time: Option<String>,
+    /// The client's address (a port after it is dropped).
+    pub client: Option<String>,
+}
+
+impl JsonPaths {
+    /// True when a target or request-line path is given: the paths can
+    /// read a request on their own.
+    pub fn has_request_paths(&self) -> bool {
+        self.target.is_some() || self.request_line.is_some()
+    }
+
+    /// Replaces the paths of `self` with those that `other` gives.
+    pub fn overlay(&mut self, other: &JsonPaths) {
+        let pairs = [
+            (&mut self.target, &other.target),
+            (&mut self.request_line, &other.request_line),
+            (&mut self.host, &other.host),
+            (&mut self.scheme, &other.scheme),
+            (&mut self.referer, &other.referer),
+            (&mut self.method, &other.method),
+            (&mut self.query, &other.query),
+            (&mut self.status, &other.status),
+            (&mut self.bytes, &other.bytes),
+            (&mut self.time, &other.time),
+            (&mut self.client, &other.client),
+        ];
+        for (mine, theirs) in pairs {
+            if let Some(path) = theirs {
+                *mine = Some(path.clone());
+            }
+        }
+        if other.default_scheme.is_some() {
+            self.default_scheme = other.default_scheme;
+        }
+    }
 }
 
 /// The JSON layouts of well-known servers and log services.
@@ -227,6 +273,10 @@ impl JsonPreset {
                 scheme: path("scheme"),
                 referer: path("http_referer|http_referrer|referer"),
                 method: path("request_method"),
+                status: path("status"),
+                bytes: path("body_bytes_sent|bytes_sent"),
+                time: path("time_iso8601|time_local|msec|time|timestamp"),
+                client: path("remote_addr"),
                 ..JsonPaths::default()
             },
             // `request.proto` is the HTTP version, not the scheme.
@@ -236,6 +286,10 @@ impl JsonPreset {
                 scheme: path("request.tls"),
                 referer: path("request.headers.Referer"),
                 method: path("request.method"),
+                status: path("status"),
+                bytes: path("size"),
+                time: path("ts"),
+                client: path("request.client_ip|request.remote_ip|request.remote_addr"),
                 ..JsonPaths::default()
             },
             // Traefik sets `RequestAddr` to the Host header and splits it into
@@ -247,6 +301,10 @@ impl JsonPreset {
                 scheme: path("RequestScheme"),
                 referer: path("request_Referer"),
                 method: path("RequestMethod"),
+                status: path("DownstreamStatus"),
+                bytes: path("DownstreamContentSize"),
+                time: path("StartUTC|time"),
+                client: path("ClientHost"),
                 ..JsonPaths::default()
             },
             // `requestUrl` is absolute: it holds scheme and host.
@@ -254,6 +312,10 @@ impl JsonPreset {
                 target: path("httpRequest.requestUrl"),
                 referer: path("httpRequest.referer"),
                 method: path("httpRequest.requestMethod"),
+                status: path("httpRequest.status"),
+                bytes: path("httpRequest.responseSize"),
+                time: path("timestamp"),
+                client: path("httpRequest.remoteIp"),
                 ..JsonPaths::default()
             },
             // `ClientRequestPath` is the path alone; `ClientRequestURI` has the query.
@@ -263,6 +325,10 @@ impl JsonPreset {
                 scheme: path("ClientRequestScheme"),
                 referer: path("ClientRequestReferer"),
                 method: path("ClientRequestMethod"),
+                status: path("EdgeResponseStatus"),
+                bytes: path("EdgeResponseBytes"),
+                time: path("EdgeStartTimestamp"),
+                client: path("ClientIP"),
                 ..JsonPaths::default()
             },
             JsonPreset::AzureAppGw => JsonPaths {
@@ -270,6 +336,10 @@ impl JsonPreset {
                 host: path("properties.originalHost|properties.host"),
                 scheme: path("properties.sslEnabled"),
                 method: path("properties.httpMethod"),
+                status: path("properties.httpStatus"),
+                bytes: path("properties.sentBytes"),
+                time: path("timeStamp|time"),
+                client: path("properties.clientIP"),
                 ..JsonPaths::default()
             },
             JsonPreset::AzureFrontDoor => JsonPaths {
@@ -278,6 +348,10 @@ impl JsonPreset {
                 scheme: path("properties.requestProtocol"),
                 referer: path("properties.referer"),
                 method: path("properties.httpMethod"),
+                status: path("properties.httpStatusCode"),
+                bytes: path("properties.responseBytes"),
+                time: path("time"),
+                client: path("properties.clientIp"),
                 ..JsonPaths::default()
             },
             JsonPreset::AwsWaf => JsonPaths {
@@ -287,6 +361,9 @@ impl JsonPreset {
                 referer: path("httpRequest.headers[name=referer].value"),
                 method: path("httpRequest.httpMethod"),
                 default_scheme: Some(Scheme::Https),
+                status: path("responseCodeSent"),
+                time: path("timestamp"),
+                client: path("httpRequest.clientIp"),
                 ..JsonPaths::default()
             },
             JsonPreset::Akamai => JsonPaths {
@@ -296,6 +373,10 @@ impl JsonPreset {
                 scheme: path("proto|reqPort"),
                 referer: path("referer"),
                 method: path("reqMethod"),
+                status: path("statusCode"),
+                bytes: path("bytes"),
+                time: path("reqTimeSec"),
+                client: path("cliIP"),
                 ..JsonPaths::default()
             },
             JsonPreset::Zeek => JsonPaths {
@@ -304,6 +385,10 @@ impl JsonPreset {
                 scheme: path(r"id\.resp_p"),
                 referer: path("referrer"),
                 method: path("method"),
+                status: path("status_code"),
+                bytes: path("response_body_len"),
+                time: path("ts"),
+                client: path(r"id\.orig_h"),
                 ..JsonPaths::default()
             },
         }
@@ -340,9 +425,23 @@ enum Slot {
     Referer,
     Method,
     Query,
+    Status,
+    Bytes,
+    Time,
+    Client,
 }
 
-const SLOT_COUNT: usize = 7;
+const SLOT_COUNT: usize = 11;
+
+/// The slots of the record's other fields, read only when they are wanted
+/// ([`Extracted::want_info`]); the method is one of them too.
+const INFO_SLOTS: [Slot; 5] = [
+    Slot::Method,
+    Slot::Status,
+    Slot::Bytes,
+    Slot::Time,
+    Slot::Client,
+];
 
 /// Alternatives are tracked as bits of a `u64`; paths listing more than this
 /// many in total lose the extra ones.
@@ -429,6 +528,9 @@ struct Found {
     request_line: Vec<u8>,
     /// Offset of the request line's opening quote, for `BadRequestLine`.
     request_line_at: usize,
+    /// Where the request line is in the line, when it has no escapes: its
+    /// method is the record's when no method path gives one.
+    request_line_raw: At,
     /// The query, escapes undone, appended to the target at the end.
     query: Vec<u8>,
     scheme: Option<Scheme>,
@@ -473,6 +575,7 @@ impl Found {
         self.best = [None; SLOT_COUNT];
         self.request_line.clear();
         self.request_line_at = 0;
+        self.request_line_raw = None;
         self.query.clear();
         self.scheme = None;
         self.port = None;
@@ -486,23 +589,42 @@ impl Found {
         };
     }
 
-    /// Takes a number for the alternatives in `leaf`: only the scheme makes
-    /// sense of one (a port, Zeek's `id.resp_p`).
-    fn take_number(&mut self, leaf: u64, alternatives: &[Alternative], token: &[u8]) {
+    /// Takes a number (or `null`, `true`, `false`: `token`, at `at` in the
+    /// line) for the alternatives in `leaf`: a port at the scheme path
+    /// (Zeek's `id.resp_p`), and the status, size and time as they are.
+    fn take_number(
+        &mut self,
+        leaf: u64,
+        alternatives: &[Alternative],
+        token: &[u8],
+        at: (usize, usize),
+        out: &mut Extracted,
+    ) {
         self.seen |= leaf;
-        let Some(port @ SchemeValue::Port(_)) = SchemeValue::parse(token) else {
+        if !token.first().is_some_and(u8::is_ascii_digit) {
             return;
-        };
+        }
         for index in bits(leaf) {
-            if alternatives
-                .get(index)
-                .is_some_and(|a| a.slot == Slot::Scheme)
-            {
-                let best = &mut self.best[Slot::Scheme as usize];
-                if best.is_none_or(|taken| usize::from(taken) > index) {
+            let Some(slot) = alternatives.get(index).map(|a| a.slot) else {
+                continue;
+            };
+            let best = &mut self.best[slot as usize];
+            if best.is_some_and(|taken| usize::from(taken) < index) {
+                continue;
+            }
+            match slot {
+                Slot::Scheme => match SchemeValue::parse(token) {
+                    Some(port @ SchemeValue::Port(_)) => {
+                        *best = Some(index as u8);
+                        self.set_scheme(port);
+                    }
+                    _ => continue,
+                },
+                Slot::Status | Slot::Bytes | Slot::Time => {
                     *best = Some(index as u8);
-                    self.set_scheme(port);
+                    set_info(&mut out.info, slot, Some(at));
                 }
+                _ => {}
             }
         }
     }
@@ -523,13 +645,18 @@ impl Found {
     }
 
     /// Takes a string value for the alternatives in `leaf`, where it beats
-    /// what their slots hold. `at` is the value's opening quote.
+    /// what their slots hold. `at` is the value's opening quote, `raw`
+    /// where its bytes are in the line when it has no escapes (the record's
+    /// other fields are kept as places in the line, so a value with escapes
+    /// is absent there).
+    #[allow(clippy::too_many_arguments)]
     fn take_string(
         &mut self,
         leaf: u64,
         alternatives: &[Alternative],
         value: &[u8],
         at: usize,
+        raw: At,
         field: Field,
         out: &mut Extracted,
     ) {
@@ -545,16 +672,21 @@ impl Found {
             if self.best[slot as usize].is_some_and(|taken| usize::from(taken) < index) {
                 continue;
             }
-            // A value that says no scheme is absent: the next alternative counts.
+            // A value that says no scheme is absent: the next alternative
+            // counts. So is an other field with escapes.
             let scheme = match slot {
                 Slot::Scheme => match SchemeValue::parse(value) {
                     Some(scheme) => Some(scheme),
                     None => continue,
                 },
+                Slot::Status | Slot::Bytes | Slot::Time | Slot::Client if raw.is_none() => continue,
                 _ => None,
             };
             // `index < MAX_ALTERNATIVES`, so it fits.
             self.best[slot as usize] = Some(index as u8);
+            if slot == Slot::RequestLine {
+                self.request_line_raw = raw;
+            }
             match slot {
                 Slot::Target if field.request() => replace(&mut out.target, value),
                 Slot::RequestLine if field.request() => {
@@ -570,8 +702,16 @@ impl Found {
                     }
                 }
                 Slot::Referer => replace(&mut out.referer, value),
-                Slot::Method => self.method_is_connect = value == b"CONNECT",
+                Slot::Method => {
+                    self.method_is_connect = value == b"CONNECT";
+                    if out.want_info {
+                        out.info.method = raw;
+                    }
+                }
                 Slot::Query => replace(&mut self.query, value),
+                Slot::Status | Slot::Bytes | Slot::Time | Slot::Client => {
+                    set_info(&mut out.info, slot, raw);
+                }
             }
         }
     }
@@ -626,6 +766,9 @@ pub struct JsonExtractor {
     /// The string value being taken, escapes undone.
     value: Vec<u8>,
     found: Found,
+    /// True while reading a line whose other fields are wanted
+    /// ([`Extracted::want_info`]): their paths are then looked for too.
+    info: bool,
 }
 
 impl JsonExtractor {
@@ -641,6 +784,10 @@ impl JsonExtractor {
             (Slot::Referer, &paths.referer),
             (Slot::Method, &paths.method),
             (Slot::Query, &paths.query),
+            (Slot::Status, &paths.status),
+            (Slot::Bytes, &paths.bytes),
+            (Slot::Time, &paths.time),
+            (Slot::Client, &paths.client),
         ];
         for (slot, path) in slots {
             for alternative in path.iter().flat_map(|p| p.split('|')) {
@@ -664,6 +811,7 @@ impl JsonExtractor {
             key: Vec::with_capacity(64),
             value: Vec::with_capacity(256),
             found: Found::default(),
+            info: false,
         }
     }
 
@@ -719,10 +867,22 @@ impl JsonExtractor {
             };
         };
         self.found.reset();
+        self.info = out.want_info;
         if let Err((error, at)) = self.walk(line, open, field, out) {
             return Line::Error(error, at);
         }
         let found = &self.found;
+        if self.info {
+            let info = &mut out.info;
+            info.client = super::info::without_port(line, info.client);
+            // A request line's method, when no method path gave one.
+            if info.method.is_none() {
+                if let Some((start, end)) = found.request_line_raw {
+                    let space = memchr(b' ', line.get(start..end).unwrap_or(&[]));
+                    info.method = space.filter(|&n| n > 0).map(|n| (start, start + n));
+                }
+            }
+        }
         if field.request() {
             if found.has(Slot::Target) {
                 out.has_target = true;
@@ -770,6 +930,7 @@ impl JsonExtractor {
         let open = memchr(b'{', line)?;
         out.clear();
         self.found.reset();
+        self.info = false;
         self.walk(line, open, Field::Both, out).ok()?;
         let found = &self.found;
         (found.has(Slot::Target) || found.has(Slot::RequestLine))
@@ -788,12 +949,20 @@ impl JsonExtractor {
         if field.referer() {
             active |= bits(Slot::Referer);
         }
+        if self.info {
+            for slot in INFO_SLOTS {
+                active |= bits(slot);
+            }
+        }
         active
     }
 
     /// True when nothing more that `field` needs can be found in the line.
     fn is_finished(&self, field: Field) -> bool {
         let settled = |slot: Slot| self.found.is_settled(slot, self.slot_bits[slot as usize]);
+        if self.info && !INFO_SLOTS.into_iter().all(settled) {
+            return false;
+        }
         let request_known =
             settled(Slot::Target) && (self.found.has(Slot::Target) || settled(Slot::RequestLine));
         if field.request() {
@@ -934,8 +1103,9 @@ impl JsonExtractor {
                 self.value.clear();
                 let end = unescape_string(line, pos, &mut self.value)?;
                 let (alternatives, value) = (&self.alternatives, &self.value);
+                let raw = raw_span(line, pos, end);
                 self.found
-                    .take_string(leaf, alternatives, value, pos, field, out);
+                    .take_string(leaf, alternatives, value, pos, raw, field, out);
                 Ok(end)
             }
             b'[' => {
@@ -947,8 +1117,9 @@ impl JsonExtractor {
                 self.value.clear();
                 let end = unescape_string(line, element, &mut self.value)?;
                 let (alternatives, value) = (&self.alternatives, &self.value);
+                let raw = raw_span(line, element, end);
                 self.found
-                    .take_string(leaf, alternatives, value, element, field, out);
+                    .take_string(leaf, alternatives, value, element, raw, field, out);
                 // Inside the array, after its first element.
                 let nesting = Nesting {
                     objects: 0,
@@ -963,7 +1134,8 @@ impl JsonExtractor {
             _ => {
                 let end = skip_value(line, pos)?;
                 let token = line.get(pos..end).unwrap_or(&[]);
-                self.found.take_number(leaf, &self.alternatives, token);
+                self.found
+                    .take_number(leaf, &self.alternatives, token, (pos, end), out);
                 Ok(end)
             }
         }
@@ -1058,8 +1230,9 @@ impl JsonExtractor {
                 let take = reads & picked;
                 if take != 0 {
                     let (alternatives, value) = (&self.alternatives, &self.value);
+                    let raw = raw_span(line, pos, end);
                     self.found
-                        .take_string(take, alternatives, value, pos, field, out);
+                        .take_string(take, alternatives, value, pos, raw, field, out);
                 }
                 pos = end;
             } else {
@@ -1195,6 +1368,26 @@ fn match_key(alternatives: &[Alternative], live: u64, depth: usize, key: &[u8]) 
         }
     }
     (leaf, inner, select)
+}
+
+/// Where the bytes of the string whose opening quote is at `open` and
+/// which ends before `end` are, when it has no escapes.
+fn raw_span(line: &[u8], open: usize, end: usize) -> At {
+    let (start, stop) = (open + 1, end.checked_sub(1)?);
+    let bytes = line.get(start..stop)?;
+    memchr(b'\\', bytes).is_none().then_some((start, stop))
+}
+
+/// Notes where the value of an other field's `slot` is (`Info`).
+fn set_info(info: &mut Info, slot: Slot, at: At) {
+    match slot {
+        Slot::Method => info.method = at,
+        Slot::Status => info.status = at,
+        Slot::Bytes => info.bytes = at,
+        Slot::Time => info.time = at,
+        Slot::Client => info.client = at,
+        _ => {}
+    }
 }
 
 fn replace(buffer: &mut Vec<u8>, value: &[u8]) {
@@ -2198,6 +2391,189 @@ mod tests {
                 "{preset}"
             );
         }
+    }
+
+    /// The record's other fields of `line` as `preset` reads them, with
+    /// `Field::Request`: status, bytes, method, time, client.
+    type Other = (
+        Option<u16>,
+        Option<u64>,
+        Option<String>,
+        Option<i64>,
+        Option<String>,
+    );
+
+    fn other_fields(paths: JsonPaths, line: &[u8]) -> (Line, Other) {
+        let mut extractor = JsonExtractor::new(paths);
+        let mut out = Extracted::default();
+        out.want_info(true);
+        let result = extractor.extract(line, Field::Request, &mut out);
+        let i = out.info;
+        let text = |v: Option<&[u8]>| v.map(|v| String::from_utf8_lossy(v).into_owned());
+        let other = (
+            i.status(line),
+            i.bytes(line),
+            text(i.method(line)),
+            i.time(line),
+            text(i.client(line)),
+        );
+        (result, other)
+    }
+
+    fn some(status: u16, bytes: Option<u64>, method: &str, time: i64, client: &str) -> Other {
+        (
+            Some(status),
+            bytes,
+            Some(method.into()),
+            Some(time),
+            Some(client.into()),
+        )
+    }
+
+    #[test]
+    fn presets_read_the_other_fields() {
+        // Lines written from each service's documented layout. Times, by
+        // python3 calendar.timegm: 2019-10-01T12:00:00Z is 1569931200,
+        // 2023-03-23T05:17:37Z (AWS WAF's 1679548657700 ms) 1679548657.
+        let cases: &[(JsonPreset, &[u8], Other)] = &[
+            (
+                JsonPreset::Nginx,
+                br#"{"time_iso8601":"2019-10-01T14:00:00+02:00","remote_addr":"192.0.2.1","request":"GET /a HTTP/1.1","request_uri":"/a","request_method":"GET","status":"404","body_bytes_sent":"512"}"#,
+                some(404, Some(512), "GET", 1_569_931_200, "192.0.2.1"),
+            ),
+            (
+                JsonPreset::Caddy,
+                br#"{"level":"info","ts":1569931200.25,"msg":"handled request","request":{"remote_addr":"192.0.2.1:5000","method":"POST","host":"h","uri":"/a"},"size":12,"status":201}"#,
+                some(201, Some(12), "POST", 1_569_931_200, "192.0.2.1"),
+            ),
+            (
+                JsonPreset::Traefik,
+                br#"{"ClientHost":"192.0.2.1","DownstreamContentSize":19,"DownstreamStatus":404,"RequestMethod":"GET","RequestPath":"/","StartUTC":"2019-10-01T12:00:00.735539596Z","time":"2019-10-01T12:00:05Z"}"#,
+                some(404, Some(19), "GET", 1_569_931_200, "192.0.2.1"),
+            ),
+            (
+                JsonPreset::Gcp,
+                br#"{"httpRequest":{"requestMethod":"GET","requestUrl":"https://e.example/a","status":200,"responseSize":"3768","remoteIp":"192.0.2.1:443"},"timestamp":"2019-10-01T12:00:00.123456Z"}"#,
+                some(200, Some(3768), "GET", 1_569_931_200, "192.0.2.1"),
+            ),
+            (
+                JsonPreset::Cloudflare,
+                br#"{"ClientIP":"2001:db8::1","ClientRequestHost":"e.example","ClientRequestMethod":"HEAD","ClientRequestURI":"/","EdgeResponseBytes":570,"EdgeResponseStatus":301,"EdgeStartTimestamp":1569931200100000000}"#,
+                some(301, Some(570), "HEAD", 1_569_931_200, "2001:db8::1"),
+            ),
+            (
+                JsonPreset::AzureAppGw,
+                br#"{"timeStamp":"2019-10-01T12:00:00+00:00","category":"ApplicationGatewayAccessLog","properties":{"clientIP":"192.0.2.1","httpMethod":"GET","requestUri":"/a","httpStatus":200,"sentBytes":466,"sslEnabled":"on","originalHost":"e.example"}}"#,
+                some(200, Some(466), "GET", 1_569_931_200, "192.0.2.1"),
+            ),
+            (
+                JsonPreset::AzureFrontDoor,
+                br#"{"time":"2019-10-01T12:00:00.0000000Z","category":"FrontDoorAccessLog","properties":{"httpMethod":"GET","requestUri":"https://e.example:443/a","hostName":"e.example","responseBytes":"1024","clientIp":"192.0.2.1","requestProtocol":"HTTPS","httpStatusCode":"503"}}"#,
+                some(503, Some(1024), "GET", 1_569_931_200, "192.0.2.1"),
+            ),
+            (
+                JsonPreset::AwsWaf,
+                br#"{"timestamp":1679548657700,"action":"BLOCK","responseCodeSent":403,"httpRequest":{"clientIp":"13.248.48.3","headers":[{"name":"host","value":"e.example"}],"uri":"/a","args":"","httpMethod":"GET"}}"#,
+                (Some(403), None, Some("GET".into()), Some(1_679_548_657), Some("13.248.48.3".into())),
+            ),
+            (
+                JsonPreset::Akamai,
+                br#"{"reqTimeSec":"1569931200.280","cliIP":"192.0.2.1","reqMethod":"GET","reqHost":"e.example","reqPath":"a","statusCode":"200","bytes":"376255","proto":"HTTPS"}"#,
+                some(200, Some(376_255), "GET", 1_569_931_200, "192.0.2.1"),
+            ),
+            (
+                JsonPreset::Zeek,
+                br#"{"ts":1569931200.5,"id.orig_h":"192.0.2.1","id.resp_p":80,"method":"GET","host":"e.example","uri":"/a","response_body_len":4705,"status_code":200}"#,
+                some(200, Some(4705), "GET", 1_569_931_200, "192.0.2.1"),
+            ),
+        ];
+        for (preset, line, want) in cases {
+            let (result, got) = other_fields(preset.paths(), line);
+            assert_eq!(result, Line::Record, "{preset}");
+            assert_eq!(&got, want, "{preset}");
+        }
+        // Every preset reads the status at least.
+        for preset in JsonPreset::ALL {
+            assert!(preset.paths().status.is_some(), "{preset}");
+            assert!(cases.iter().any(|c| c.0 == preset), "{preset}");
+        }
+    }
+
+    #[test]
+    fn other_fields_values() {
+        let p = JsonPaths {
+            target: Some("t".into()),
+            status: Some("s".into()),
+            bytes: Some("b".into()),
+            method: Some("m".into()),
+            time: Some("ts".into()),
+            client: Some("c".into()),
+            ..JsonPaths::default()
+        };
+        // Strings with escapes, null, booleans, placeholders: absent.
+        let line = br#"{"t":"/","s":null,"b":true,"m":"G\u0045T","ts":"-","c":"a\/b"}"#;
+        assert_eq!(
+            other_fields(p.clone(), line),
+            (Line::Record, (None, None, None, None, None))
+        );
+        // A number that is no status, a negative size.
+        let line = br#"{"t":"/","s":2000,"b":-1}"#;
+        assert_eq!(other_fields(p.clone(), line).1 .0, None);
+        assert_eq!(other_fields(p.clone(), line).1 .1, None);
+        // Strings and numbers alike; a bracketed IPv6 client loses its port.
+        let line =
+            br#"{"s":"200","b":"0","m":"get","ts":"1569931200","c":"[2001:db8::1]:80","t":"/"}"#;
+        assert_eq!(
+            other_fields(p.clone(), line).1,
+            some(200, Some(0), "get", 1_569_931_200, "2001:db8::1")
+        );
+        // Nginx without request_method: the request line's method.
+        let line = br#"{"request":"PUT /x HTTP/1.1","status":204}"#;
+        let (result, got) = other_fields(JsonPreset::Nginx.paths(), line);
+        assert_eq!(result, Line::Record);
+        assert_eq!((got.0, got.2.as_deref()), (Some(204), Some("PUT")));
+        // Alternatives: the first listed that is present.
+        let q = JsonPaths {
+            time: Some("a|b".into()),
+            ..p.clone()
+        };
+        let line = br#"{"t":"/","b":"2019-10-01T12:00:00Z","a":1569931201}"#;
+        assert_eq!(other_fields(q, line).1 .3, Some(1_569_931_201));
+    }
+
+    #[test]
+    fn other_fields_are_looked_for_only_when_wanted() {
+        let p = JsonPaths {
+            target: Some("t".into()),
+            status: Some("s".into()),
+            ..JsonPaths::default()
+        };
+        // Not wanted: the walk stops after the target, before the garbage.
+        let line = br#"{"t":"/x", garbage "s":200}"#;
+        assert_eq!(run(p.clone(), line, Field::Request).0, Line::Record);
+        // Wanted: the walk goes on for the status and meets the garbage.
+        let (result, _) = other_fields(p.clone(), line);
+        assert!(
+            matches!(result, Line::Error(LineError::BadJson, _)),
+            "{result:?}"
+        );
+        // And a status before the target is read either way.
+        let line = br#"{"s":200,"t":"/x", garbage"#;
+        let (result, got) = other_fields(p, line);
+        assert_eq!((result, got.0), (Line::Record, Some(200)));
+    }
+
+    #[test]
+    fn paths_given_without_a_target_go_over_the_presets() {
+        let mut paths = JsonPreset::Caddy.paths();
+        let given = JsonPaths {
+            status: Some("resp.code".into()),
+            ..JsonPaths::default()
+        };
+        assert!(!given.has_request_paths());
+        paths.overlay(&given);
+        assert_eq!(paths.status.as_deref(), Some("resp.code"));
+        assert_eq!(paths.target, JsonPreset::Caddy.paths().target);
     }
 
     #[test]

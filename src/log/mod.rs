@@ -435,6 +435,10 @@ pub struct HeaderLine {
     pub marker: u8,
     /// Whether a whole line (without its line end) is a header line.
     pub is_header: fn(&[u8]) -> bool,
+    /// Directive lines that set more of the state (Zeek's `#unset_field`),
+    /// by their first bytes: the last line of each is carried too, before
+    /// the header line, one per line.
+    pub directives: &'static [&'static [u8]],
     /// True when the header is the input's first line that is not blank
     /// (a CSV header row), whatever its bytes: `marker` and `is_header` are
     /// then not used, and no later line is a header.

@@ -153,13 +153,21 @@ impl RecordReader {
 
     /// Takes the header line in effect where this reader starts (the
     /// `#Fields:` line of a W3C log that an earlier piece of the input
-    /// held), for formats with [`LogFormat::has_header_state`].
+    /// held; for Zeek, its last `#separator`, `#unset_field` and
+    /// `#empty_field` lines and then its `#fields` line, one per line), for
+    /// formats with [`LogFormat::has_header_state`].
     pub fn header(&mut self, line: &[u8]) {
         let out = &mut Extracted::default();
         // What the line gives is its reader's to report, where it is.
         let _ = match &mut self.extractor {
             Extractor::W3c(x) => x.extract(line, Field::Request, out),
-            Extractor::Zeek(x) => x.extract(line, Field::Request, out),
+            // The directives carried with the `#fields` line, one per line.
+            Extractor::Zeek(x) => {
+                for l in line.split(|&b| b == b'\n') {
+                    let _ = x.extract(l, Field::Request, out);
+                }
+                return;
+            }
             Extractor::Csv(x) => x.extract(line, Field::Request, out),
             _ => return,
         };

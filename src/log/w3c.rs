@@ -213,6 +213,7 @@ pub struct W3cExtractor {
 pub const HEADER_LINE: super::HeaderLine = super::HeaderLine {
     marker: b'#',
     is_header: W3cExtractor::is_fields_line,
+    directives: &[],
     first_line: false,
 };
 

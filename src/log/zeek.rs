@@ -25,9 +25,10 @@
 //!   enough to read the lines after it. That is the line the chunker carries
 //!   to a worker that starts in the middle of a file ([`HEADER_LINE`]).
 //! - `#unset_field` (default `-`) and `#empty_field` (default `(empty)`) are
-//!   the values that mean "no value" and "empty": both are absent here. A
-//!   worker that starts mid-file knows only the last `#fields` line, so a
-//!   log that redefines them is read with the defaults there.
+//!   the values that mean "no value" and "empty": both are absent here. The
+//!   last of each (and of `#separator`) travels with the `#fields` line to
+//!   a worker that starts mid-file ([`HEADER_LINE`]'s directives), so a
+//!   log that redefines them is read the same in every piece.
 //! - Every other `#` line (`#path`, `#open`, `#types`, `#close`, and comments
 //!   such as btest's `### BTest baseline ...`) is [`Skip::Header`].
 //!
@@ -40,6 +41,13 @@
 //! | host | `host` (the Host header) |
 //! | port | `id.resp_p` (the server port: 443 makes the scheme https) |
 //! | referer | `referrer` |
+//!
+//! and the record's other fields, read only when they are wanted
+//! ([`Extracted::want_info`]): time `ts` (Unix seconds), method `method`,
+//! status `status_code`, bytes `response_body_len`, client `id.orig_h`.
+//! A value with a `\xHH` escape is absent there (it is kept as a place in
+//! the line, not unescaped). These columns are not needed for the URL: a
+//! line that ends before them is still a record.
 //!
 //! # Values
 //!
@@ -69,7 +77,12 @@ const HOST: usize = 1;
 const REFERRER: usize = 2;
 const METHOD: usize = 3;
 const RESP_PORT: usize = 4;
-const ROLES: usize = 5;
+// The record's other fields, read only when they are wanted.
+const TS: usize = 5;
+const ORIG_H: usize = 6;
+const STATUS_CODE: usize = 7;
+const RESPONSE_BODY_LEN: usize = 8;
+const ROLES: usize = 9;
 
 /// Column names and their role.
 const NAMES: [(&[u8], usize); ROLES] = [
@@ -78,16 +91,22 @@ const NAMES: [(&[u8], usize); ROLES] = [
     (b"referrer", REFERRER),
     (b"method", METHOD),
     (b"id.resp_p", RESP_PORT),
+    (b"ts", TS),
+    (b"id.orig_h", ORIG_H),
+    (b"status_code", STATUS_CODE),
+    (b"response_body_len", RESPONSE_BODY_LEN),
 ];
 
 /// The column of a role that the layout lacks.
 const ABSENT: usize = usize::MAX;
 
 /// Zeek's header lines: `#fields`, which set the columns of the records
-/// after them (and show the separator).
+/// after them (and show the separator), carried with the last
+/// `#separator`, `#unset_field` and `#empty_field` lines before it.
 pub(crate) const HEADER_LINE: HeaderLine = HeaderLine {
     marker: b'#',
     is_header: is_fields_line,
+    directives: &[b"#separator ", b"#unset_field", b"#empty_field"],
     first_line: false,
 };
 
@@ -151,21 +170,35 @@ impl ZeekExtractor {
         if field == Field::Referer && self.col[REFERRER] == ABSENT {
             return Line::Error(LineError::MissingField, 0);
         }
+        let want_info = out.want_info;
         let wanted = |role: usize| match role {
             REFERRER => want_referer,
-            _ => want_request,
+            URI | HOST | RESP_PORT => want_request,
+            METHOD => want_request || want_info,
+            _ => false,
         };
-        let last = (0..ROLES)
-            .filter(|&r| wanted(r) && self.col[r] != ABSENT)
-            .map(|r| self.col[r])
-            .max()
-            .unwrap_or(0);
+        let last_of = |wanted: &dyn Fn(usize) -> bool| {
+            (0..ROLES)
+                .filter(|&r| wanted(r) && self.col[r] != ABSENT)
+                .map(|r| self.col[r])
+                .max()
+                .unwrap_or(0)
+        };
+        let needed = last_of(&wanted);
+        let last = match want_info {
+            true => last_of(&|r| wanted(r) || r >= TS),
+            false => needed,
+        };
 
-        // Walk the fields up to the last needed column.
+        // Walk the fields up to the last needed column (and the other
+        // fields' columns, which a short line may lack).
         let mut spans: [Option<(usize, usize)>; ROLES] = [None; ROLES];
         let mut start = 0;
         for k in 0..=last {
             if start > line.len() {
+                if k > needed {
+                    break;
+                }
                 return Line::Error(LineError::FieldsMismatch, line.len());
             }
             let end = memchr(self.sep, &line[start..]).map_or(line.len(), |e| start + e);
@@ -180,6 +213,19 @@ impl ZeekExtractor {
             s.map(|(a, b)| (a, &line[a..b]))
                 .filter(|(_, v)| *v != self.unset.as_slice() && *v != self.empty.as_slice())
         };
+        if want_info {
+            // Where the value is, when it is present and has no escape.
+            let at = |role: usize| {
+                let (a, v) = present(spans[role])?;
+                (!v.is_empty() && memchr(b'\\', v).is_none()).then_some((a, a + v.len()))
+            };
+            let info = &mut out.info;
+            info.time = at(TS);
+            info.method = at(METHOD);
+            info.status = at(STATUS_CODE);
+            info.bytes = at(RESPONSE_BODY_LEN);
+            info.client = at(ORIG_H);
+        }
 
         if want_request {
             if let Some((_, m)) = present(spans[METHOD]) {
@@ -336,6 +382,67 @@ mod tests {
         assert_eq!(r, Line::Record);
         assert!(out.connect);
         assert_eq!(out.port, Some(443));
+    }
+
+    #[test]
+    fn other_fields() {
+        let head = b"#fields\tts\tid.orig_h\tmethod\turi\tstatus_code\tresponse_body_len";
+        let run = |line: &[u8]| {
+            let mut x = ZeekExtractor::default();
+            let mut out = Extracted::default();
+            out.want_info(true);
+            x.extract(head, Field::Request, &mut out);
+            let r = x.extract(line, Field::Request, &mut out);
+            let i = out.info;
+            let text = |v: Option<&[u8]>| v.map(|v| String::from_utf8_lossy(v).into_owned());
+            (
+                r,
+                i.time(line),
+                text(i.client(line)),
+                text(i.method(line)),
+                i.status(line),
+                i.bytes(line),
+            )
+        };
+        let l = b"1320279566.452687\t192.168.2.76\tGET\t/\t200\t4705";
+        assert_eq!(
+            run(l),
+            (
+                Line::Record,
+                Some(1_320_279_566),
+                Some("192.168.2.76".into()),
+                Some("GET".into()),
+                Some(200),
+                Some(4705)
+            )
+        );
+        // Unset, empty and escaped values are absent.
+        let l = b"-\t(empty)\tG\\x45T\t/\t-\t-";
+        assert_eq!(run(l), (Line::Record, None, None, None, None, None));
+        // A line that ends before the other fields' columns is a record.
+        let l = b"1.5\t10.0.0.1\tGET\t/a";
+        let got = run(l);
+        assert_eq!((got.0, got.1, got.4), (Line::Record, Some(1), None));
+        // Not wanted: not noted.
+        let mut x = ZeekExtractor::default();
+        let mut out = Extracted::default();
+        x.extract(head, Field::Request, &mut out);
+        x.extract(b"1.5\t10.0.0.1\tGET\t/\t200\t1", Field::Request, &mut out);
+        assert_eq!(out.info, Default::default());
+    }
+
+    #[test]
+    fn carried_directives_are_read_line_by_line() {
+        use crate::log::{LogFormat, RecordReader};
+        let mut r = RecordReader::new(LogFormat::Zeek, None);
+        r.header(b"#separator \\x2c\n#unset_field,NONE\n#empty_field,E\n#fields,uri,host");
+        let mut out = Extracted::default();
+        assert_eq!(r.read(b"-,NONE", Field::Request, &mut out), Line::Record);
+        assert_eq!((&out.target[..], &out.host[..]), (&b"-"[..], &b""[..]));
+        assert_eq!(
+            r.read(b"E,h", Field::Request, &mut out),
+            Line::Skip(Skip::NoRequest)
+        );
     }
 
     #[test]
