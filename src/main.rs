@@ -145,6 +145,13 @@ struct Cli {
     #[arg(long, value_name = "PATH", help_heading = "Format")]
     json_request: Option<String>,
 
+    /// JSON logs: dotted path of a query string logged apart from the path.
+    ///
+    /// Appended to the target after a `?` (Akamai's `queryStr`); a target
+    /// without its leading `/` then gets one.
+    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    json_query: Option<String>,
+
     /// JSON logs: dotted path of the host.
     #[arg(long, value_name = "PATH", help_heading = "Format")]
     json_host: Option<String>,
@@ -1136,6 +1143,7 @@ fn json_paths(cli: &Cli) -> Option<JsonPaths> {
     let overrides = [
         &cli.json_target,
         &cli.json_request,
+        &cli.json_query,
         &cli.json_host,
         &cli.json_scheme,
         &cli.json_referer,
@@ -1156,6 +1164,7 @@ fn json_paths(cli: &Cli) -> Option<JsonPaths> {
     };
     set(&mut paths.target, &cli.json_target);
     set(&mut paths.request_line, &cli.json_request);
+    set(&mut paths.query, &cli.json_query);
     set(&mut paths.host, &cli.json_host);
     set(&mut paths.scheme, &cli.json_scheme);
     set(&mut paths.referer, &cli.json_referer);

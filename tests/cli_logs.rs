@@ -463,6 +463,30 @@ fn json_matching_no_preset_is_fatal_and_names_its_fields() {
 }
 
 #[test]
+fn json_query_path_is_appended_to_the_target() {
+    // A layout that logs the query apart from the path (Akamai's
+    // `reqPath`/`queryStr`): `--json-query` joins them with a `?`, and a
+    // path logged without its leading `/` gets one.
+    let f = file(
+        "split-query.json",
+        b"{\"p\":\"a/b\",\"q\":\"x=1&y=2\",\"h\":\"h.example\"}\n\
+          {\"p\":\"/c\",\"h\":\"h.example\"}\n",
+    );
+    let args = ["-f", "json", "--json-target", "p", "--json-host", "h"];
+    let out = canonurl(&[&args[..], &["--json-query", "q", &f]].concat(), b"");
+    assert_exit(&out, 0);
+    assert_eq!(
+        lines(&out.stdout),
+        ["http://h.example/a/b?x=1&y=2", "http://h.example/c"]
+    );
+    // Without it the query is not read, and `a/b` is no request target.
+    let out = canonurl(&[&args[..], &[f.as_str()]].concat(), b"");
+    assert_exit(&out, 0);
+    assert_eq!(lines(&out.stdout), ["http://h.example/c"]);
+    assert!(err(&out).contains(":1: "), "{}", err(&out));
+}
+
+#[test]
 fn pretty_printed_json_is_rejected_line_by_line() {
     // One object over several lines is no log of one object per line: no
     // line is a whole object, so no preset can be told and each line is
