@@ -220,3 +220,58 @@ fn no_allocation_per_line_in_formats_without_shared_samples() {
         }
     }
 }
+
+/// `--format jsonl --explain` with rewrites that have ids: the `rules`
+/// column writes `rewrite:ID` without joining it in a new buffer first.
+#[test]
+fn no_allocation_per_line_in_jsonl_with_explain_and_rewrite_ids() {
+    use canonurl::canon::rules::{file, Edit};
+    use canonurl::pipeline::Mode;
+    use canonurl::Profile;
+    let rules = r#"
+rewrite = [
+  { regex = '^(https?)://m\.([a-z.]+)/', replace = '$1://$2/', scope = "url", id = "mobile" },
+  { regex = '^/story\?id=(\d+)$', replace = '/story_$1.html', id = "story-id" },
+]
+"#;
+    let edits = Edit::parse_list("").unwrap();
+    let set = file::build(Profile::Aggressive.rule_mask(), Some(rules), &edits).unwrap();
+    let opts = Arc::new(Options {
+        max_diagnostics: 0,
+        output: OutputFormat::Jsonl,
+        mode: Mode::Pipe,
+        explain: true,
+        profile: Profile::Aggressive,
+        rules: Some(Arc::new(set)),
+        ..Options::default()
+    });
+    let ctx = FileCtx {
+        id: 0,
+        name: Arc::from("test"),
+        format: LogFormat::Plain,
+        json_paths: None,
+    };
+    let data =
+        "http://m.example.com/story?id=12\nhttp://www.example.com/a/index.html#x\n".repeat(5_000);
+    let mut worker = Worker::new(Arc::clone(&opts));
+    let mut out = PieceOut::default();
+    worker.piece(&ctx, data.as_bytes(), 1, None, &mut out);
+    let text = String::from_utf8_lossy(&out.out).into_owned();
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains(r#""rewrite:mobile","rewrite:story-id""#),
+        "{}",
+        text.lines().next().unwrap()
+    );
+    out.out.clear();
+    out.stats = Default::default();
+    let allocs =
+        counting::count_allocations(|| worker.piece(&ctx, data.as_bytes(), 1, None, &mut out));
+    assert_eq!(out.stats.lines, 10_000);
+    assert!(
+        allocs <= PER_PIECE,
+        "{allocs} allocations for one piece of 10,000 lines"
+    );
+}

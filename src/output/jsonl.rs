@@ -69,12 +69,15 @@ fn value(column: Column, row: &Row<'_>, out: &mut Vec<u8>) {
                     out.push(b',');
                 }
                 first = false;
-                match id {
-                    // Ids are letters, digits, `-`, `_` and `.`: nothing
-                    // to escape, but `string` writes the quotes.
-                    Some(id) => string(&[name.as_bytes(), b":", id].concat(), out),
-                    None => string(name.as_bytes(), out),
+                // `name:id` as one string, written in parts: no copy to
+                // join them first.
+                out.push(b'"');
+                string_body(name.as_bytes(), out);
+                if let Some(id) = id {
+                    out.push(b':');
+                    string_body(id, out);
                 }
+                out.push(b'"');
             });
             out.push(b']');
         }
@@ -116,6 +119,12 @@ fn number(n: Option<impl itoa::Integer>, out: &mut Vec<u8>) {
 /// most targets) is copied whole.
 pub fn string(bytes: &[u8], out: &mut Vec<u8>) {
     out.push(b'"');
+    string_body(bytes, out);
+    out.push(b'"');
+}
+
+/// [`string`] without its quotes.
+fn string_body(bytes: &[u8], out: &mut Vec<u8>) {
     if bytes
         .iter()
         .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
@@ -124,7 +133,6 @@ pub fn string(bytes: &[u8], out: &mut Vec<u8>) {
     } else {
         escaped(bytes, out);
     }
-    out.push(b'"');
 }
 
 #[cold]
