@@ -14,22 +14,61 @@ use crate::ascii::starts_with_ignore_case;
 /// How many non-empty lines the guess looks at.
 pub const SAMPLE_LINES: usize = 200;
 
-/// What one line looks like.
+/// What one line looks like: the format it votes for. The order is the
+/// tie-break, most specific first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Shape {
     Json,
     Alb,
     Haproxy,
+    /// Apache/nginx: common, combined or vhost, told apart by the lines'
+    /// details (see [`ClfDetails`]).
+    Clf,
+    Plain,
     S3,
     Squid,
     Envoy,
-    /// Apache/nginx: whether a virtual host comes first and a referer follows.
-    Clf {
-        vhost: bool,
-        referer: bool,
-    },
-    Plain,
     Unknown,
+}
+
+impl Shape {
+    /// The shapes that vote, in tie-break order.
+    const VOTING: [Shape; 8] = [
+        Shape::Json,
+        Shape::Alb,
+        Shape::Haproxy,
+        Shape::Clf,
+        Shape::Plain,
+        Shape::S3,
+        Shape::Squid,
+        Shape::Envoy,
+    ];
+
+    /// The format this shape's votes are for (for `Clf`, with the details
+    /// its lines had).
+    fn format(self, clf: &ClfDetails) -> LogFormat {
+        match self {
+            Shape::Json => LogFormat::Json,
+            Shape::Alb => LogFormat::Alb,
+            Shape::Haproxy => LogFormat::Haproxy,
+            Shape::Clf if clf.vhost * 2 > clf.lines => LogFormat::Vhost,
+            Shape::Clf if clf.referer * 2 > clf.lines => LogFormat::Combined,
+            Shape::Clf => LogFormat::Common,
+            Shape::S3 => LogFormat::S3,
+            Shape::Squid => LogFormat::Squid,
+            Shape::Envoy => LogFormat::Envoy,
+            Shape::Plain | Shape::Unknown => LogFormat::Plain,
+        }
+    }
+}
+
+/// How many sampled lines had the Apache/nginx shape, and how many of them
+/// had a virtual host first and a referer.
+#[derive(Default)]
+struct ClfDetails {
+    lines: usize,
+    vhost: usize,
+    referer: usize,
 }
 
 /// Guesses the format of a log from its first bytes. `None` when no line
@@ -74,8 +113,8 @@ impl Guess {
 }
 
 fn guess(sample: &[u8]) -> Option<Guess> {
-    let mut votes = [0usize; 9]; // json, alb, haproxy, clf, plain, s3, squid, envoy, unknown
-    let (mut vhost, mut referer, mut clf) = (0usize, 0usize, 0usize);
+    let mut votes = [0usize; Shape::VOTING.len()];
+    let mut clf = ClfDetails::default();
     let mut seen = 0;
     let mut first = true;
     for line in sample.split(|&b| b == b'\n') {
@@ -110,27 +149,10 @@ fn guess(sample: &[u8]) -> Option<Guess> {
         if seen > SAMPLE_LINES {
             break;
         }
-        let shape = shape(line);
-        let slot = match shape {
-            Shape::Json => 0,
-            Shape::Alb => 1,
-            Shape::Haproxy => 2,
-            Shape::Clf {
-                vhost: v,
-                referer: r,
-            } => {
-                clf += 1;
-                vhost += usize::from(v);
-                referer += usize::from(r);
-                3
-            }
-            Shape::Plain => 4,
-            Shape::S3 => 5,
-            Shape::Squid => 6,
-            Shape::Envoy => 7,
-            Shape::Unknown => 8,
-        };
-        votes[slot] += 1;
+        let shape = shape(line, &mut clf);
+        if let Some(slot) = Shape::VOTING.iter().position(|&s| s == shape) {
+            votes[slot] += 1;
+        }
     }
     if seen == 0 {
         return Some(Guess {
@@ -139,25 +161,15 @@ fn guess(sample: &[u8]) -> Option<Guess> {
             read: 1,
         });
     }
-    let (best, &count) = votes[..8]
+    // The most votes; on a tie, the shape first in `Shape::VOTING`.
+    let (best, &count) = votes
         .iter()
         .enumerate()
-        .max_by_key(|&(i, &n)| (n, 8 - i))?;
+        .max_by_key(|&(i, &n)| (n, std::cmp::Reverse(i)))?;
     if count == 0 {
         return None;
     }
-    let format = match best {
-        0 => LogFormat::Json,
-        1 => LogFormat::Alb,
-        2 => LogFormat::Haproxy,
-        3 if vhost * 2 > clf => LogFormat::Vhost,
-        3 if referer * 2 > clf => LogFormat::Combined,
-        3 => LogFormat::Common,
-        5 => LogFormat::S3,
-        6 => LogFormat::Squid,
-        7 => LogFormat::Envoy,
-        _ => LogFormat::Plain,
-    };
+    let format = Shape::VOTING[best].format(&clf);
     // Evidence: the format wins only when its reader takes most of the
     // sampled lines (a record, or a line it knows to skip), not when its
     // shape is merely the commonest among lines of no known shape. A
@@ -209,7 +221,9 @@ fn is_zeek_directive(line: &[u8]) -> bool {
             .is_some_and(|r| r.first().is_some_and(sep) && r[1..].trim_ascii() == b"http")
 }
 
-fn shape(line: &[u8]) -> Shape {
+/// The shape of `line`; for the Apache/nginx shape, its details are
+/// counted in `clf`.
+fn shape(line: &[u8], clf: &mut ClfDetails) -> Shape {
     let trimmed = super::escape::trim_spaces(line);
     if trimmed.first() == Some(&b'{') {
         return Shape::Json;
@@ -282,10 +296,10 @@ fn shape(line: &[u8]) -> Shape {
             let referer = memchr(b'"', after)
                 .and_then(|q| memchr(b'"', &after[q + 1..]))
                 .is_some();
-            return Shape::Clf {
-                vhost: tokens >= 4 && !client_list_first,
-                referer,
-            };
+            clf.lines += 1;
+            clf.vhost += usize::from(tokens >= 4 && !client_list_first);
+            clf.referer += usize::from(referer);
+            return Shape::Clf;
         }
     }
     // A record without `[time]` (inside a syslog message): a quoted request
@@ -294,10 +308,8 @@ fn shape(line: &[u8]) -> Shape {
         let rest = &line[q + 1..];
         let method = rest.iter().take_while(|b| b.is_ascii_uppercase()).count();
         if method >= 3 && rest.get(method) == Some(&b' ') && rest.get(method + 1) == Some(&b'/') {
-            return Shape::Clf {
-                vhost: false,
-                referer: false,
-            };
+            clf.lines += 1;
+            return Shape::Clf;
         }
     }
     // A URL: spaces, tabs and `\r` around it (a second `\r` the line end
