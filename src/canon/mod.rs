@@ -379,7 +379,7 @@ impl Canonicalizer {
             None if !http_tried => fast::canonical_http(input, rfc3986, out),
             fast => fast,
         };
-        let canonical = if let Some((parts, unchanged)) = fast {
+        let mut canonical = if let Some((parts, unchanged)) = fast {
             debug_assert!(parts.is_consistent(&out[start..]));
             Canonical {
                 parts,
@@ -407,10 +407,10 @@ impl Canonicalizer {
                 }
             }
         };
-        match &self.rules {
-            Some(_) => self.run_rules(input, out, start, canonical),
-            None => Ok(canonical),
+        if self.rules.is_some() {
+            self.run_rules(input, out, start, &mut canonical)?;
         }
+        Ok(canonical)
     }
 
     /// The dedup rules, after the URL is canonical: the built-in rules in
@@ -423,12 +423,12 @@ impl Canonicalizer {
         input: &[u8],
         out: &mut Vec<u8>,
         start: usize,
-        canonical: Canonical,
-    ) -> Result<Canonical, Reject> {
+        canonical: &mut Canonical,
+    ) -> Result<(), Reject> {
         // Taken out for the call, so that its configuration can be read
         // while the scratch is written; put back whatever the result.
         let Some(set) = self.rules.take() else {
-            return Ok(canonical);
+            return Ok(());
         };
         let result = self.run_rules_of(&set, input, out, start, canonical);
         self.rules = Some(set);
@@ -441,8 +441,8 @@ impl Canonicalizer {
         input: &[u8],
         out: &mut Vec<u8>,
         start: usize,
-        mut canonical: Canonical,
-    ) -> Result<Canonical, Reject> {
+        canonical: &mut Canonical,
+    ) -> Result<(), Reject> {
         self.rule_scratch.start();
         let web = rules::apply::is_web(&out[start..], &canonical.parts);
         let mut fired = RuleMask::NONE;
@@ -461,7 +461,7 @@ impl Canonicalizer {
         }
         let mut cfg = set.for_host(canonical.parts.host(&out[start..]));
         if cfg.enabled.is_empty() && fired.is_empty() {
-            return Ok(canonical);
+            return Ok(());
         }
         let scratch = &mut self.rule_scratch;
         if !web {
@@ -470,7 +470,7 @@ impl Canonicalizer {
             let parts = &mut canonical.parts;
             fired.0 |= rules::apply::builtins_settled(set, &mut cfg, out, start, parts, scratch).0;
             if rules::apply::has_rewrites(cfg)
-                && self.rewrite(out, start, &mut canonical, &mut fired, cfg)?
+                && self.rewrite(out, start, canonical, &mut fired, cfg)?
             {
                 // The rewritten URL may be another host's: its aliases and
                 // section, and their built-in rules (not their rewrites:
@@ -488,13 +488,13 @@ impl Canonicalizer {
             fired.0 |= rules::apply::finish(cfg, out, start, &mut canonical.parts, scratch).0;
         }
         if fired.is_empty() {
-            return Ok(canonical);
+            return Ok(());
         }
         canonical.fired = fired;
         debug_assert!(canonical.parts.is_consistent(&out[start..]));
         canonical.unchanged = &out[start..] == input;
         self.fired_last = true;
-        Ok(canonical)
+        Ok(())
     }
 
     /// Runs `cfg`'s rewrites on the URL at `out[start..]` and, when one

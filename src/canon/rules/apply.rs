@@ -62,9 +62,6 @@ pub struct Scratch {
     /// the path rules left it, for `trailing-slash=add`; `None` when not
     /// known (a rewrite changed the URL since).
     pub(crate) last_segment: Option<(usize, bool)>,
-    /// The last host the `www` rule looked at, and how many bytes it
-    /// removed: log lines of one site repeat their host.
-    pub(crate) www_cache: (Vec<u8>, usize),
     /// Capture slots, one per rewrite rule of the rule set.
     locs: Vec<Option<CaptureLocations>>,
     /// The slots of the rewrite rules that changed this URL, in order.
@@ -117,36 +114,37 @@ impl InPlace<'_> {
     #[inline]
     pub(crate) fn replace(&mut self, s: &mut Scratch, a: u32, b: u32, with: &[u8]) {
         if !s.saved {
-            s.saved = true;
-            if s.keep_before {
-                s.before.clear();
-                s.before.extend_from_slice(&self.out[self.start..]);
-            }
+            self.save(s);
         }
         let (abs_a, abs_b) = (self.start + a as usize, self.start + b as usize);
-        let old = b - a;
-        let new = with.len() as u32;
-        if abs_a == self.out.len() {
-            // Appending (a slash after a path with nothing after it).
-            self.out.extend_from_slice(with);
+        let len = self.out.len();
+        let (old, new) = (abs_b - abs_a, with.len());
+        if abs_b == len {
+            // The last bytes (a fragment, a trailing slash, an index file)
+            // or an append: nothing after them moves.
+            self.out.truncate(abs_a);
+            // Mostly nothing or `trailing-slash`'s `/`: no copy call.
+            match with {
+                [] => {}
+                [b] => self.out.push(*b),
+                _ => self.out.extend_from_slice(with),
+            }
         } else if new <= old {
-            self.out[abs_a..abs_a + with.len()].copy_from_slice(with);
+            self.out[abs_a..abs_a + new].copy_from_slice(with);
             if new < old {
-                self.out.drain(abs_a + with.len()..abs_b);
+                self.out.copy_within(abs_b..len, abs_a + new);
+                self.out.truncate(len - (old - new));
             }
         } else {
-            let grow = (new - old) as usize;
-            let len = self.out.len();
+            let grow = new - old;
             self.out.resize(len + grow, 0);
             self.out.copy_within(abs_b..len, abs_b + grow);
-            self.out[abs_a..abs_a + with.len()].copy_from_slice(with);
+            self.out[abs_a..abs_a + new].copy_from_slice(with);
         }
+        // Every offset at or after `b` that is not ABSENT moves: `o + 1 > b`
+        // says both at once (ABSENT + 1 wraps to 0), without a branch.
+        let delta = (new as u32).wrapping_sub(old as u32);
         let p = &mut *self.parts;
-        let shift = |o: &mut u32| {
-            if *o != ABSENT && *o >= b {
-                *o = (*o + new) - old;
-            }
-        };
         for o in [
             &mut p.username_start,
             &mut p.username_end,
@@ -159,7 +157,18 @@ impl InPlace<'_> {
             &mut p.fragment_start,
             &mut p.len,
         ] {
-            shift(o);
+            let moves = o.wrapping_add(1) > b;
+            *o = o.wrapping_add(delta & (moves as u32).wrapping_neg());
+        }
+    }
+
+    /// Before the first edit: the URL as it was, when the caller keeps it.
+    #[cold]
+    fn save(&self, s: &mut Scratch) {
+        s.saved = true;
+        if s.keep_before {
+            s.before.clear();
+            s.before.extend_from_slice(&self.out[self.start..]);
         }
     }
 
@@ -251,6 +260,9 @@ pub(crate) fn builtins_settled<'a>(
     s: &mut Scratch,
 ) -> RuleMask {
     let mut round = builtins(cfg, out, start, parts, s);
+    if !set.has_aliases() && !set.has_hosts() {
+        return round;
+    }
     let mut fired = round;
     for _ in 0..2 {
         let moved = set.has_aliases() && alias(set, out, start, parts, s);

@@ -3,6 +3,7 @@
 //! Public Suffix List is asked about what remains).
 
 use super::apply::{InPlace, Scratch};
+use super::psl;
 use super::{Config, Rule, RuleMask};
 use crate::url::host::{ends_in_a_number, parse_ipv6, write_ipv4};
 
@@ -70,28 +71,16 @@ fn trailing_dot(url: &mut InPlace<'_>, s: &mut Scratch, fired: &mut RuleMask) {
 }
 
 /// Removes `www.`/`wwwN.` labels while what remains is a registrable
-/// domain. Log lines of one site repeat their host, so the last host and
-/// its answer are kept.
+/// domain.
 #[inline]
 fn www(url: &mut InPlace<'_>, s: &mut Scratch, fired: &mut RuleMask) {
     let (hs, he) = (url.parts.host_start, url.parts.host_end);
     let h = &url.url()[hs as usize..he as usize];
-    if !h.starts_with(b"www") {
-        return;
+    let mut rest = h;
+    while let Some(r) = strip_www(rest) {
+        rest = r;
     }
-    let removed = if s.www_cache.0 == h {
-        s.www_cache.1
-    } else {
-        let mut rest = h;
-        while let Some(r) = strip_www(rest) {
-            rest = r;
-        }
-        let removed = h.len() - rest.len();
-        s.www_cache.0.clear();
-        s.www_cache.0.extend_from_slice(h);
-        s.www_cache.1 = removed;
-        removed
-    };
+    let removed = h.len() - rest.len();
     if removed > 0 {
         url.remove(s, hs, hs + removed as u32);
         fired.insert(Rule::Www);
@@ -109,8 +98,7 @@ fn strip_www(h: &[u8]) -> Option<&[u8]> {
     if rest.first() == Some(&b'.') {
         return None;
     }
-    // `psl::domain` is `None` when `rest` is a public suffix (or a single
-    // label such as `localhost`): then `www` is the registrable part.
-    psl::domain(rest.strip_suffix(b".").unwrap_or(rest))?;
-    Some(rest)
+    // No domain when `rest` is a public suffix (or a single label such as
+    // `localhost`): then `www` is the registrable part.
+    psl::has_domain(rest.strip_suffix(b".").unwrap_or(rest)).then_some(rest)
 }

@@ -28,6 +28,7 @@ pub mod file;
 pub(crate) mod glob;
 mod host;
 mod path;
+mod psl;
 mod query;
 pub(crate) mod rewrite;
 

@@ -12,7 +12,7 @@ use super::apply::{InPlace, Scratch};
 use super::{Config, Rule, RuleMask, TrailingSlash};
 use crate::ascii;
 use crate::url::parser::{is_double_dot, is_single_dot};
-use crate::url::simd::{members, ByteSet};
+use crate::url::simd::{find, members, ByteSet};
 
 /// `;` and `(`: where a session id can start in a path.
 struct SessionStart;
@@ -98,6 +98,17 @@ pub(crate) fn apply(cfg: &Config, url: &mut InPlace<'_>, s: &mut Scratch, fired:
     if path.first() != Some(&b'/') {
         return;
     }
+    if on.0 & SCAN_RULES.0 == 0 {
+        // Only `session` (the `safe` tier): the one question is whether a
+        // `;` or `(` is there, and where the last segment starts matters to
+        // no rule.
+        // `find` (SSE2, inlined): `memchr2` sets up AVX2 and dispatches,
+        // which costs more than the scan on a path of twenty bytes.
+        if on.has(Rule::Session) && find::<SessionStart>(path, 0) < path.len() {
+            session_only(url, s, fired);
+        }
+        return;
+    }
     let found = scan(path);
     let mut last = (path.len() - found.last_segment, found.dot);
     let needs = (on.has(Rule::Session) && found.session)
@@ -120,6 +131,31 @@ pub(crate) fn apply(cfg: &Config, url: &mut InPlace<'_>, s: &mut Scratch, fired:
         last = last_segment(cfg, url, s, fired, last);
     }
     s.last_segment = Some(last);
+}
+
+/// The path rules that need [`scan`]'s answers beyond "a `;` or `(`":
+/// the others and the last segment's (`s.last_segment` is theirs).
+const SCAN_RULES: RuleMask = RuleMask(
+    1 << Rule::DuplicateSlashes as u8
+        | 1 << Rule::LowercasePath as u8
+        | 1 << Rule::IndexFile as u8
+        | 1 << Rule::TrailingSlash as u8,
+);
+
+/// `session` alone, on a path holding a `;` or `(`: the segment pass.
+#[cold]
+fn session_only(url: &mut InPlace<'_>, s: &mut Scratch, fired: &mut RuleMask) {
+    let (ps, pe) = (url.parts.path_start, url.parts.path_end());
+    let path = &url.url()[ps as usize..pe as usize];
+    let mut buf = std::mem::take(&mut s.buf);
+    buf.clear();
+    let mut changed = RuleMask::NONE;
+    segments(RuleMask::of(&[Rule::Session]), path, &mut buf, &mut changed);
+    if !changed.is_empty() {
+        fired.0 |= changed.0;
+        url.replace(s, ps, pe, &buf);
+    }
+    s.buf = buf;
 }
 
 /// `trailing-slash=add`: a `/` after a last segment without a dot. Apart

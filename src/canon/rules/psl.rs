@@ -1,0 +1,470 @@
+//! The `www` rule's question to the Public Suffix List, answered with a
+//! hash probe: is a host name (`example.co.uk`) a registrable domain or
+//! below one, or is it a public suffix itself (`co.uk`)?
+//!
+//! A name of one label is always a suffix (the list's default rule `*`).
+//! A name of two labels or more is a suffix when a rule names it exactly
+//! (`co.uk`), or when a wildcard rule covers it (`*.ck` covers `foo.ck`)
+//! and the list's tree has no node of that name: an exception
+//! (`!www.ck`) is such a node, and so, in the `psl` crate's reading, is a
+//! name that only leads to deeper rules (`*.cloud.int.apple` does not
+//! cover `r.cloud.int.apple`, a step to `*.r.cloud.int.apple`; the crate
+//! follows the named child and never the wildcard beside it). So only the
+//! list's multi-label rules, its wildcards, its exceptions and the names
+//! between them are needed, not its
+//! 1,500 top-level domains: `psl_suffixes.txt` holds them (generated from
+//! the `psl` crate's own copy of the list, in ASCII; see the test
+//! `the_table_is_the_psl_crates_list`), and the compiler puts them in
+//! one open-addressing table: a lookup is a hash of the name and, mostly,
+//! one comparison. The `psl` crate answers what the table is not made for
+//! (one label, an empty first label, a trailing dot), and the tests check
+//! that both agree on every rule and the names around it.
+
+/// The list's multi-label rules (`co.uk`), wildcards (`*.ck`) and
+/// exceptions (`!www.ck`), one a line, in ASCII (IDNA), sorted. Generated:
+/// do not edit (`CANONURL_BLESS=1 cargo test --lib psl` writes it).
+const SUFFIXES: &[u8] = include_bytes!("psl_suffixes.txt");
+
+/// What a rule says of the name it is stored under (bits of
+/// [`Slot::kinds`]).
+/// `co.uk`: the name is a suffix.
+const EXACT: u8 = 1;
+/// `*.ck`, stored under `ck`: every name one label below is a suffix.
+const WILDCARD: u8 = 2;
+/// `!www.ck`: the name is not a suffix (a wildcard's exception).
+const EXCEPTION: u8 = 4;
+/// `r.cloud.int.apple` for `*.r.cloud.int.apple`: a name of two labels or
+/// more between a rule and the top-level domain. Every name in the table
+/// is a node of the list's tree.
+const NODE: u8 = 8;
+
+/// One slot of the open-addressing table: a name of [`SUFFIXES`] and the
+/// kinds of rule stored under it (`kawasaki.jp` is a wildcard's parent and
+/// may be a rule of its own). `len == 0`: an empty slot.
+#[derive(Clone, Copy)]
+struct Slot {
+    offset: u32,
+    len: u16,
+    kinds: u8,
+}
+
+const EMPTY: Slot = Slot {
+    offset: 0,
+    len: 0,
+    kinds: 0,
+};
+
+/// How many names the table holds at most: a line's own, and one per dot
+/// (its ancestors).
+const fn count_names(text: &[u8]) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < text.len() {
+        if text[i] == b'\n' || text[i] == b'.' {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// Slots: a power of two, at most half of them full.
+const SLOTS: usize = (count_names(SUFFIXES) * 2).next_power_of_two();
+const SHIFT: u32 = 64 - SLOTS.trailing_zeros();
+
+/// The table, built by the compiler from [`SUFFIXES`]: no work at run
+/// time, and no lock to ask whether it is built yet.
+static TABLE: [Slot; SLOTS] = build();
+
+/// A hash of `text[at..at + len]` from its length and its first and last
+/// eight bytes (four, for a shorter name): two loads and two
+/// multiplications, whatever the length (a collision costs one more
+/// comparison, never a wrong answer). A `const fn`, so that the table the
+/// compiler builds and the lookups at run time hash alike.
+#[inline]
+const fn hash(text: &[u8], at: usize, len: usize) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let (a, b) = if len >= 8 {
+        (read8(text, at), read8(text, at + len - 8))
+    } else if len >= 4 {
+        (read4(text, at), read4(text, at + len - 4))
+    } else if len > 0 {
+        let mid = text[at + len / 2] as u64;
+        (
+            text[at] as u64 | mid << 8 | (text[at + len - 1] as u64) << 16,
+            0,
+        )
+    } else {
+        (0, 0)
+    };
+    let h = (a ^ len as u64).wrapping_mul(K);
+    (h.rotate_left(26) ^ b).wrapping_mul(K)
+}
+
+/// [`hash`] of a whole name, at run time: the same value, read with one
+/// load per word instead of a byte at a time.
+#[inline(always)]
+fn hash_of(name: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let len = name.len();
+    let word8 = |at: usize| u64::from_le_bytes(name[at..at + 8].try_into().expect("8 bytes"));
+    let word4 =
+        |at: usize| u32::from_le_bytes(name[at..at + 4].try_into().expect("4 bytes")) as u64;
+    let (a, b) = if len >= 8 {
+        (word8(0), word8(len - 8))
+    } else if len >= 4 {
+        (word4(0), word4(len - 4))
+    } else if len > 0 {
+        let mid = name[len / 2] as u64;
+        (name[0] as u64 | mid << 8 | (name[len - 1] as u64) << 16, 0)
+    } else {
+        (0, 0)
+    };
+    let h = (a ^ len as u64).wrapping_mul(K);
+    (h.rotate_left(26) ^ b).wrapping_mul(K)
+}
+
+/// The eight bytes at `text[at..]`, little-endian.
+#[inline]
+const fn read8(text: &[u8], at: usize) -> u64 {
+    let t = text;
+    u64::from_le_bytes([
+        t[at],
+        t[at + 1],
+        t[at + 2],
+        t[at + 3],
+        t[at + 4],
+        t[at + 5],
+        t[at + 6],
+        t[at + 7],
+    ])
+}
+
+/// The four bytes at `text[at..]`, little-endian.
+#[inline]
+const fn read4(text: &[u8], at: usize) -> u64 {
+    let t = text;
+    u32::from_le_bytes([t[at], t[at + 1], t[at + 2], t[at + 3]]) as u64
+}
+
+/// `text[a..a + len] == text[b..b + len]`, in a `const fn`.
+const fn same(text: &[u8], a: usize, b: usize, len: usize) -> bool {
+    let mut i = 0;
+    while i < len {
+        if text[a + i] != text[b + i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Adds `kind` to the slot of `SUFFIXES[at..at + len]`.
+const fn insert(slots: &mut [Slot; SLOTS], at: usize, len: usize, kind: u8) {
+    let text = SUFFIXES;
+    let mut i = (hash(text, at, len) >> SHIFT) as usize;
+    loop {
+        let slot = slots[i];
+        if slot.len == 0 {
+            slots[i] = Slot {
+                offset: at as u32,
+                len: len as u16,
+                kinds: kind,
+            };
+            return;
+        }
+        if slot.len as usize == len && same(text, slot.offset as usize, at, len) {
+            slots[i].kinds |= kind;
+            return;
+        }
+        i = (i + 1) & (SLOTS - 1);
+    }
+}
+
+const fn build() -> [Slot; SLOTS] {
+    let text = SUFFIXES;
+    let mut slots = [EMPTY; SLOTS];
+    let mut line = 0;
+    while line < text.len() {
+        let mut end = line;
+        while text[end] != b'\n' {
+            end += 1;
+        }
+        let (kind, at) = match text[line] {
+            b'*' => (WILDCARD, line + 2),
+            b'!' => (EXCEPTION, line + 1),
+            _ => (EXACT, line),
+        };
+        insert(&mut slots, at, end - at, kind | NODE);
+        // Its ancestors of two labels or more are nodes.
+        let mut dot = at;
+        while dot < end {
+            if text[dot] == b'.' {
+                let mut k = dot + 1;
+                while k < end && text[k] != b'.' {
+                    k += 1;
+                }
+                if k < end {
+                    insert(&mut slots, dot + 1, end - dot - 1, NODE);
+                }
+            }
+            dot += 1;
+        }
+        line = end + 1;
+    }
+    slots
+}
+
+/// The kinds of rule stored under `name` (bits [`EXACT`], [`WILDCARD`],
+/// [`EXCEPTION`], [`NODE`]); 0 for a name not in the table.
+#[inline(always)]
+fn kinds(name: &[u8]) -> u8 {
+    let mut i = (hash_of(name) >> SHIFT) as usize;
+    loop {
+        let slot = TABLE[i];
+        if slot.len == 0 {
+            return 0;
+        }
+        let at = slot.offset as usize;
+        if slot.len as usize == name.len() && &SUFFIXES[at..at + name.len()] == name {
+            return slot.kinds;
+        }
+        i = (i + 1) & (SLOTS - 1);
+    }
+}
+
+/// Whether `name` (a lower-case host, without `www.`) has a registrable
+/// domain: what `psl::domain(name).is_some()` says (the `psl` crate strips
+/// one trailing dot itself).
+#[inline]
+pub(crate) fn has_domain(name: &[u8]) -> bool {
+    // The table's case: two labels or more, the first one not empty, no
+    // trailing dot. (An empty label further on matches no rule of the
+    // table, and none of the `psl` crate's but a wildcard's, which stops
+    // there: both say the name is no suffix.)
+    match memchr::memchr(b'.', name) {
+        Some(dot) if dot > 0 && name.last() != Some(&b'.') => !is_suffix(name, &name[dot + 1..]),
+        _ => psl::domain(name).is_some(),
+    }
+}
+
+/// Whether the name of two labels or more `name`, whose first label ends
+/// before `parent`, is a public suffix (as the `psl` crate reads the list).
+#[inline]
+fn is_suffix(name: &[u8], parent: &[u8]) -> bool {
+    match kinds(name) {
+        0 => kinds(parent) & WILDCARD != 0,
+        own => own & EXACT != 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn psl_says(name: &[u8]) -> bool {
+        psl::domain(name).is_some()
+    }
+
+    /// Every rule of the table, and the names one and two labels below it
+    /// and above it, give the `psl` crate's answer.
+    #[test]
+    fn agrees_with_the_psl_crate_on_every_rule() {
+        let (mut checked, mut wrong) = (0, Vec::new());
+        for line in std::str::from_utf8(SUFFIXES).unwrap().lines() {
+            let name = line.trim_start_matches("*.").trim_start_matches('!');
+            let mut names = vec![
+                name.to_string(),
+                format!("x.{name}"),
+                format!("www.{name}"),
+                format!("a.b.{name}"),
+                format!("{name}."),
+                format!("x.{name}."),
+                format!("x..{name}"),
+            ];
+            if let Some((_, parent)) = name.split_once('.') {
+                names.push(parent.to_string());
+                names.push(format!("x.{parent}"));
+            }
+            for n in names {
+                if has_domain(n.as_bytes()) != psl_says(n.as_bytes()) {
+                    wrong.push(n);
+                }
+                checked += 1;
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "{} of {checked} differ: {:?}",
+            wrong.len(),
+            &wrong[..wrong.len().min(20)]
+        );
+        assert!(checked > 40_000, "{checked}");
+    }
+
+    /// The run-time hash is the compiler's.
+    #[test]
+    fn both_hashes_agree() {
+        let text = b"a.ab.abc.abcd.abcdefg.abcdefgh.abcdefghi.abcdefghijklmnopq";
+        for at in 0..text.len() {
+            for len in 0..=text.len() - at {
+                assert_eq!(hash(text, at, len), hash_of(&text[at..at + len]));
+            }
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_psl_crate_on_odd_names() {
+        for n in [
+            "",
+            ".",
+            "..",
+            "com",
+            "localhost",
+            "example.com",
+            "co.uk",
+            "example.co.uk",
+            "www.ck",
+            "foo.ck",
+            "a.foo.ck",
+            "city.kawasaki.jp",
+            "x.kawasaki.jp",
+            "kawasaki.jp",
+            ".com",
+            "a..com",
+            "x..ck",
+            "a.b..ck",
+            "www..ck",
+            ".ck",
+            "ck.",
+            "example.com.",
+            "example.com..",
+            "a.b",
+            "blogspot.com",
+            "x.blogspot.com",
+            "github.io",
+            "x.github.io",
+            "xn--55qx5d.cn",
+            "x.xn--55qx5d.cn",
+            "1.2.3.4",
+            "example.unknowntld",
+            "unknowntld",
+            "a-b.c_d.e",
+        ] {
+            assert_eq!(has_domain(n.as_bytes()), psl_says(n.as_bytes()), "{n:?}");
+        }
+    }
+
+    /// Every host of the shared URL lists, and every name after each of
+    /// its dots, gives the `psl` crate's answer.
+    #[test]
+    fn agrees_with_the_psl_crate_on_the_shared_hosts() {
+        let dir = std::env::var("CANONURL_SHARED_DATA")
+            .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data").into());
+        let Ok(files) = std::fs::read_dir(format!("{dir}/url-dataset")) else {
+            eprintln!("skipped: no {dir}/url-dataset");
+            return;
+        };
+        let (mut checked, mut wrong) = (0, Vec::new());
+        for file in files {
+            let bytes = std::fs::read(file.expect("a directory entry").path()).expect("read");
+            for line in bytes.split(|&b| b == b'\n') {
+                let Some(at) = line.windows(3).position(|w| w == b"://") else {
+                    continue;
+                };
+                let rest = &line[at + 3..];
+                let end = rest
+                    .iter()
+                    .position(|&b| matches!(b, b'/' | b'?' | b'#' | b':' | b'\r'))
+                    .unwrap_or(rest.len());
+                let host = rest[..end].to_ascii_lowercase();
+                let mut name = &host[..];
+                loop {
+                    if has_domain(name) != psl_says(name) {
+                        wrong.push(String::from_utf8_lossy(name).into_owned());
+                    }
+                    checked += 1;
+                    match name.iter().position(|&b| b == b'.') {
+                        Some(k) => name = &name[k + 1..],
+                        None => break,
+                    }
+                }
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "{} of {checked} differ: {:?}",
+            wrong.len(),
+            &wrong[..wrong.len().min(20)]
+        );
+    }
+
+    /// The table is generated from the `psl` crate's copy of the list
+    /// (`data/rules.txt` in its package, the version of `Cargo.lock`), its
+    /// Unicode rules in ASCII as a canonical host is written. Skipped when
+    /// the package's source is not where cargo keeps it.
+    /// `CANONURL_BLESS=1` writes `psl_suffixes.txt`.
+    #[test]
+    fn the_table_is_the_psl_crates_list() {
+        let Some(rules) = psl_crate_rules() else {
+            eprintln!("skipped: the psl crate's data/rules.txt was not found");
+            return;
+        };
+        let mut lines = Vec::new();
+        for line in rules.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with("//") {
+                continue;
+            }
+            let (prefix, name) = if let Some(n) = line.strip_prefix("*.") {
+                ("*.", n)
+            } else if let Some(n) = line.strip_prefix('!') {
+                ("!", n)
+            } else {
+                ("", line)
+            };
+            let ascii = idna::domain_to_ascii(name).expect("a list rule is a domain");
+            if prefix.is_empty() && !ascii.contains('.') {
+                continue; // a top-level domain: one label, always a suffix
+            }
+            lines.push(format!("{prefix}{ascii}"));
+        }
+        lines.sort();
+        lines.dedup();
+        let text = lines.join("\n") + "\n";
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/canon/rules/psl_suffixes.txt"
+        );
+        if std::env::var_os("CANONURL_BLESS").is_some() {
+            std::fs::write(path, &text).expect("write psl_suffixes.txt");
+            return;
+        }
+        assert!(
+            text.as_bytes() == SUFFIXES,
+            "psl_suffixes.txt is not the psl crate's list: rerun with CANONURL_BLESS=1"
+        );
+    }
+
+    /// The `psl` crate's `data/rules.txt`, in cargo's registry.
+    fn psl_crate_rules() -> Option<String> {
+        let lock =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")).ok()?;
+        let at = lock.find("name = \"psl\"\nversion = \"")? + "name = \"psl\"\nversion = \"".len();
+        let version = &lock[at..at + lock[at..].find('"')?];
+        let home = std::env::var_os("CARGO_HOME")
+            .map(std::path::PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo"))
+            })?;
+        for dir in std::fs::read_dir(home.join("registry/src")).ok()? {
+            let file = dir
+                .ok()?
+                .path()
+                .join(format!("psl-{version}/data/rules.txt"));
+            if let Ok(text) = std::fs::read_to_string(file) {
+                return Some(text);
+            }
+        }
+        None
+    }
+}
