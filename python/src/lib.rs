@@ -437,13 +437,26 @@ pub struct PyCanonicalizer {
 /// Renders a result for Python: a `str`, an `int`, or `None`/an exception
 /// for a rejected input.
 #[inline]
+///
+/// `obj` is the input object, `input` its bytes: a `str` that is already
+/// canonical is returned itself, not copied into a new `str` (most URLs in
+/// logs and lists are canonical already).
 fn one<'py>(
     py: Python<'py>,
     w: &mut Worker,
+    obj: &Bound<'py, PyAny>,
     input: &[u8],
     what: Output,
     errors: Errors,
 ) -> PyResult<Bound<'py, PyAny>> {
+    if what == Output::Url {
+        return match w.canonical(input) {
+            Ok(c) if c.unchanged && obj.is_exact_instance_of::<PyString>() => Ok(obj.clone()),
+            Ok(_) => Ok(py_str(py, &w.out).into_any()),
+            Err(_) if errors == Errors::Null => Ok(py.None().into_bound(py)),
+            Err(reject) => Err(reject_err(py, reject)),
+        };
+    }
     let r = if what.is_number() {
         w.number(input, what)
             .map(|n| n.into_pyobject(py).map(Bound::into_any))
@@ -467,7 +480,8 @@ impl PyCanonicalizer {
         let errors = Errors::parse(errors)?;
         let py = url.py();
         with_input(url, |input| {
-            self.shared.with_worker(|w| one(py, w, input, what, errors))
+            self.shared
+                .with_worker(|w| one(py, w, url, input, what, errors))
         })?
     }
 
@@ -483,16 +497,17 @@ impl PyCanonicalizer {
             if let Ok(list) = urls.cast::<PyList>() {
                 out.reserve(list.len());
                 for item in list.iter() {
-                    out.push(with_input(&item, |b| one(py, w, b, what, errors))??);
+                    out.push(with_input(&item, |b| one(py, w, &item, b, what, errors))??);
                 }
             } else if let Ok(tuple) = urls.cast::<PyTuple>() {
                 out.reserve(tuple.len());
                 for item in tuple.iter() {
-                    out.push(with_input(&item, |b| one(py, w, b, what, errors))??);
+                    out.push(with_input(&item, |b| one(py, w, &item, b, what, errors))??);
                 }
             } else {
                 for item in urls.try_iter()? {
-                    out.push(with_input(&item?, |b| one(py, w, b, what, errors))??);
+                    let item = item?;
+                    out.push(with_input(&item, |b| one(py, w, &item, b, what, errors))??);
                 }
             }
             Ok(())
@@ -834,10 +849,23 @@ impl PyCanonical {
     }
 }
 
+/// The canonicalizers of the module-level functions without base or rules,
+/// by profile and target mode.
+static DEFAULTS: [OnceLock<Arc<Shared>>; 8] = [const { OnceLock::new() }; 8];
+
+/// The module-level canonicalizer of `profile` without base or rules.
+fn default_shared(py: Python<'_>, profile: &str, target: bool) -> PyResult<Arc<Shared>> {
+    if let Some(i) = Profile::ALL.iter().position(|p| p.name() == profile) {
+        if let Some(s) = DEFAULTS[i * 2 + usize::from(target)].get() {
+            return Ok(s.clone());
+        }
+    }
+    cached(py, module_settings(profile, None, None, None, target)?)
+}
+
 /// The canonicalizers of the module-level functions, by settings: the
 /// default ones (no base, no rules) in a table, the others in a small map.
 fn cached(py: Python<'_>, settings: Settings) -> PyResult<Arc<Shared>> {
-    static DEFAULTS: [OnceLock<Arc<Shared>>; 8] = [const { OnceLock::new() }; 8];
     static OTHERS: Mutex<Option<HashMap<Settings, Arc<Shared>>>> = Mutex::new(None);
     let plain = settings.base.is_none()
         && settings.rules.is_empty()
@@ -909,10 +937,15 @@ fn canonicalize<'py>(
     errors: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = url.py();
-    let shared = cached(
-        py,
-        module_settings(profile, base, rules, rules_file, target)?,
-    )?;
+    let shared = if base.is_none() && rules.is_none_or(|r| r.is_none()) && rules_file.is_none() {
+        // The common call: no allocation to find the canonicalizer.
+        default_shared(py, profile, target)?
+    } else {
+        cached(
+            py,
+            module_settings(profile, base, rules, rules_file, target)?,
+        )?
+    };
     PyCanonicalizer { shared }.call(url, Output::Url, errors)
 }
 

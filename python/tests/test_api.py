@@ -183,3 +183,10 @@ def test_docstrings_and_version():
                 canonurl.xxhash64, canonurl.Canonicalizer, canonurl.Canonicalizer.canonicalize,
                 canonurl.Canonicalizer.explain, canonurl.Canonical, canonurl.RejectError):
         assert obj.__doc__, obj
+
+
+def test_module_docstring_examples():
+    import doctest
+
+    result = doctest.testmod(canonurl)
+    assert result.attempted >= 3 and result.failed == 0
