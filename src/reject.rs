@@ -113,6 +113,16 @@ impl fmt::Display for ByteName {
 }
 
 /// A rejected input: the reason and the byte offset in the caller's input.
+///
+/// ```
+/// use canonurl::{Canonicalizer, Profile, Reason};
+///
+/// let mut c = Canonicalizer::new(Profile::Whatwg);
+/// let reject = c.canonicalize_into(b"no scheme here", &mut Vec::new()).unwrap_err();
+/// assert_eq!(reject.reason, Reason::MissingScheme);
+/// assert_eq!(reject.offset, 0);
+/// assert_eq!(reject.reason.name(), "missing-scheme");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Reject {
     /// What is wrong.

@@ -16,6 +16,23 @@ pub mod surt;
 use rules::{RuleMask, RuleSet, Tier};
 
 /// How far canonicalization goes.
+///
+/// ```
+/// use canonurl::{Canonicalizer, Profile};
+///
+/// let url = b"HTTP://www.Example.COM:80/a/./b/%7euser/index.html#top";
+/// let run = |profile| {
+///     let mut out = Vec::new();
+///     Canonicalizer::new(profile).canonicalize_into(url, &mut out).unwrap();
+///     String::from_utf8(out).unwrap()
+/// };
+/// // The URL Standard's href: case, default port and dot segments.
+/// assert_eq!(run(Profile::Whatwg), "http://www.example.com/a/b/%7euser/index.html#top");
+/// // Meaning-preserving: unreserved escapes decoded too.
+/// assert_eq!(run(Profile::Rfc3986), "http://www.example.com/a/b/~user/index.html#top");
+/// // Dedup rules: `www.`, the index file and the fragment go.
+/// assert_eq!(run(Profile::Aggressive), "http://example.com/a/b/~user/");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Profile {
@@ -117,6 +134,18 @@ impl FromStr for Profile {
 }
 
 /// What one successful canonicalization produced.
+///
+/// ```
+/// use canonurl::{Canonicalizer, Profile};
+///
+/// let mut out = Vec::new();
+/// let mut c = Canonicalizer::new(Profile::Whatwg);
+/// let canonical = c.canonicalize_into(b"https://EXAMPLE.com/p?q#f", &mut out).unwrap();
+/// assert_eq!(canonical.parts.host(&out), Some(&b"example.com"[..]));
+/// assert!(!canonical.unchanged); // the host was lower-cased
+/// let canonical = c.canonicalize_into(b"https://example.com/", &mut Vec::new()).unwrap();
+/// assert!(canonical.unchanged);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Canonical {
     /// Where each component lies, relative to the first byte written.
@@ -128,6 +157,18 @@ pub struct Canonical {
 }
 
 /// A base URL, parsed once (WHATWG) and reused to resolve many relative references.
+///
+/// ```
+/// use canonurl::{Base, Canonicalizer, Profile};
+///
+/// let mut c = Canonicalizer::new(Profile::Whatwg);
+/// c.set_base(Some(Base::parse(b"https://example.com/dir/page").unwrap()));
+/// let mut out = Vec::new();
+/// c.canonicalize_into(b"../other?x=1", &mut out).unwrap();
+/// assert_eq!(out, b"https://example.com/other?x=1");
+/// // A relative reference is no base.
+/// assert!(Base::parse(b"/dir/page").is_err());
+/// ```
 #[derive(Clone, Debug)]
 pub struct Base {
     href: Vec<u8>,
@@ -279,6 +320,18 @@ impl Canonicalizer {
     /// Appends the canonical form of `input` to `out`, the WHATWG way: an
     /// absolute URL, or a relative reference resolved against the base.
     /// On error nothing is left appended to `out`.
+    ///
+    /// ```
+    /// use canonurl::{Canonicalizer, Profile};
+    ///
+    /// let mut c = Canonicalizer::new(Profile::Rfc3986);
+    /// let mut out = b"first\n".to_vec();
+    /// c.canonicalize_into(b"http://a.example/x/../y", &mut out).unwrap();
+    /// assert_eq!(out, b"first\nhttp://a.example/y");
+    /// let reject = c.canonicalize_into(b"http://a b/", &mut out).unwrap_err();
+    /// assert_eq!((reject.reason.name(), reject.offset), ("forbidden-domain-code-point", 8));
+    /// assert_eq!(out, b"first\nhttp://a.example/y"); // nothing appended
+    /// ```
     pub fn canonicalize_into(
         &mut self,
         input: &[u8],
@@ -291,6 +344,15 @@ impl Canonicalizer {
     /// target as found in logs: with no base, an origin-form target (starting
     /// with `/`) is canonicalized on its own and written as path and query
     /// only, without scheme and host (path-only mode, with `http` rules).
+    ///
+    /// ```
+    /// use canonurl::{Canonicalizer, Profile};
+    ///
+    /// let mut c = Canonicalizer::new(Profile::Rfc3986);
+    /// let mut out = Vec::new();
+    /// c.canonicalize_target(b"/a/./b/../c?q=%7e", &mut out).unwrap();
+    /// assert_eq!(out, b"/a/c?q=~");
+    /// ```
     pub fn canonicalize_target(
         &mut self,
         input: &[u8],
