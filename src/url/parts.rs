@@ -1,31 +1,33 @@
 //! Where each component of a canonical URL lies in the output bytes.
 //!
-//! Offsets are `u32`, relative to the first byte of this URL in the output
-//! buffer (not to the start of the buffer), and [`ABSENT`] marks a component
-//! that does not exist. For `https://user:pass@example.com:8080/a/b?q=1#top`:
-//!
-//! ```text
-//! https://user:pass@example.com:8080/a/b?q=1#top
-//!      |  |   ||   ||          |    |    |   |
-//!      |  |   ||   ||          |    |    |   fragment_start (the '#')
-//!      |  |   ||   ||          |    |    query_start (the '?')
-//!      |  |   ||   ||          |    path_start
-//!      |  |   ||   ||          host_end
-//!      |  |   ||   |host_start
-//!      |  |   ||   password_end
-//!      |  |   |password_start
-//!      |  |   username_end
-//!      |  username_start
-//!      scheme_end (the ':')
-//! ```
-//!
-//! Invariants (checked by [`Parts::is_consistent`]): the offsets that are
-//! present never decrease in the order above, and all are `<= len`.
+//! The offsets are documented on [`Parts`], which the crate's root exports.
 
 /// Marks an absent component.
 pub const ABSENT: u32 = u32::MAX;
 
-/// Component offsets of one canonical URL (see the module docs for the diagram).
+/// Component offsets of one canonical URL.
+///
+/// Offsets are `u32`, relative to the first byte of this URL in the output
+/// buffer (not to the start of the buffer), and [`ABSENT`] marks a component
+/// that does not exist. For `https://user:pass@example.com:8080/a/b?q=1#top`:
+///
+/// ```text
+/// https://user:pass@example.com:8080/a/b?q=1#top
+///      |  |   ||   ||          |    |    |   |
+///      |  |   ||   ||          |    |    |   fragment_start (the '#')
+///      |  |   ||   ||          |    |    query_start (the '?')
+///      |  |   ||   ||          |    path_start
+///      |  |   ||   ||          host_end
+///      |  |   ||   |host_start
+///      |  |   ||   password_end
+///      |  |   |password_start
+///      |  |   username_end
+///      |  username_start
+///      scheme_end (the ':')
+/// ```
+///
+/// Invariants (checked by [`Parts::is_consistent`]): the offsets that are
+/// present never decrease in the order above, and all are `<= len`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Parts {
     /// Offset of the `:` that ends the scheme; `ABSENT` in path-only output.
