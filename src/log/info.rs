@@ -59,11 +59,10 @@ impl Info {
     /// The status code: three digits (`-`, `0` and anything else: `None`).
     pub(crate) fn status(&self, line: &[u8]) -> Option<u16> {
         let v = trim_quotes(slice(line, self.status)?);
-        if v.len() != 3 || !ascii::is_decimal(v) {
+        if v.len() != 3 {
             return None;
         }
-        let n = v.iter().fold(0u16, |n, &b| n * 10 + u16::from(b - b'0'));
-        (100..=999).contains(&n).then_some(n)
+        ascii::parse_u16(v).filter(|n| (100..=999).contains(n))
     }
 
     /// The response size: a decimal number; `-` (Apache's `%b`, S3 and
@@ -73,10 +72,7 @@ impl Info {
         if v == b"-" {
             return Some(0);
         }
-        if v.is_empty() || v.len() > 19 || !ascii::is_decimal(v) {
-            return None;
-        }
-        Some(v.iter().fold(0u64, |n, &b| n * 10 + u64::from(b - b'0')))
+        ascii::parse_u64(v)
     }
 
     /// The method, as logged (`None` for a placeholder `-`).
@@ -295,13 +291,11 @@ fn unix(v: &[u8]) -> Option<i64> {
         Some(dot) => (&v[..dot], Some(&v[dot + 1..])),
         None => (v, None),
     };
-    if int.is_empty() || int.len() > 19 || !ascii::is_decimal(int) {
-        return None;
-    }
     if frac.is_some_and(|f| !ascii::is_decimal(f)) {
         return None;
     }
-    let n = int.iter().fold(0i64, |n, &b| n * 10 + i64::from(b - b'0'));
+    // Nineteen nines do not fit in an `i64`: not a time.
+    let n = i64::try_from(ascii::parse_u64(int)?).ok()?;
     // Beyond 10^11 seconds (year 5138) a number is a finer unit.
     Some(match n {
         n if frac.is_some() || n < 100_000_000_000 => n,
@@ -521,6 +515,9 @@ mod tests {
             b"12a.5",
             b"1.x",
             b"99999999999999999999999",
+            // Fits in a u64, not in the i64 of a time (the digits were
+            // once folded into an i64 unchecked).
+            b"9999999999999999999",
         ] {
             assert_eq!(parse_time(v), None, "{:?}", String::from_utf8_lossy(v));
         }
