@@ -92,3 +92,43 @@ fn resident_memory_stays_under_64_mib_on_a_large_stream() {
         );
     }
 }
+
+/// The same bound for a regular file, which workers read by byte ranges
+/// (`pread`) rather than through the reader thread's pieces. The process has
+/// exited when its peak is read: `getrusage(RUSAGE_CHILDREN)` gives the
+/// largest peak resident set of the children this test process has waited
+/// for, so it is over the budget if this run was.
+#[test]
+fn resident_memory_stays_under_64_mib_on_a_large_regular_file() {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join("memory-large-file.log");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let bytes = write_log(&mut file, 1_300_000).unwrap();
+    file.into_inner().unwrap().sync_all().unwrap();
+    assert!(bytes > 150_000_000, "the file should be large: {bytes}");
+    for args in [
+        &["-j", "2"][..],
+        &["-j", "1", "--pipe", "--format", "tsv"][..],
+    ] {
+        let status = Command::new(env!("CARGO_BIN_EXE_canonurl"))
+            .args(args)
+            .arg(&path)
+            .args(["-o", "/dev/null"])
+            .stderr(Stdio::null())
+            .status()
+            .expect("canonurl runs");
+        assert!(status.success(), "exit status {status} ({args:?})");
+        // Linux reports ru_maxrss in KiB.
+        let peak = getrusage(UsageWho::RUSAGE_CHILDREN).unwrap().max_rss() as u64;
+        eprintln!(
+            "canonurl {args:?} FILE: {} MB, largest child peak RSS so far {peak} KiB",
+            bytes / 1_000_000
+        );
+        assert!(
+            peak <= BUDGET_KIB,
+            "peak RSS {peak} KiB is over the {BUDGET_KIB} KiB budget ({args:?} on a file)"
+        );
+    }
+    std::fs::remove_file(&path).unwrap();
+}
