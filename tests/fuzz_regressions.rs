@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use canonurl::input::Source;
-use canonurl::internals::{PieceOut, Worker};
+use canonurl::internals::{FileCtx, PieceOut, Worker};
 use canonurl::log::{Field, LogFormat};
-use canonurl::pipeline::{self, FileCtx, Mode, Options, OutputFormat, Sinks};
+use canonurl::pipeline::{self, Mode, Options, OutputFormat, Sinks};
 use canonurl::{Canonicalizer, Profile};
 
 fn file(name: &str, contents: &[u8]) -> PathBuf {

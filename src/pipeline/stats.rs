@@ -73,26 +73,26 @@ pub struct Stats {
 
 impl Stats {
     /// Counts a skipped line.
-    pub fn skip(&mut self, why: Skip) {
+    pub(crate) fn skip(&mut self, why: Skip) {
         self.lines += 1;
         self.skipped[Skip::ALL.iter().position(|s| *s == why).unwrap_or(0)] += 1;
     }
 
     /// Counts a rejected line.
-    pub fn reject(&mut self, why: Why) {
+    pub(crate) fn reject(&mut self, why: Why) {
         self.lines += 1;
         *self.rejected.entry(why.name()).or_insert(0) += 1;
     }
 
     /// Counts an emitted line that gave `urls` URLs.
-    pub fn emit(&mut self, urls: u64) {
+    pub(crate) fn emit(&mut self, urls: u64) {
         self.lines += 1;
         self.emitted += 1;
         self.urls += urls;
     }
 
     /// Counts a URL that the rules in `fired` changed.
-    pub fn rule_fired(&mut self, fired: RuleMask) {
+    pub(crate) fn rule_fired(&mut self, fired: RuleMask) {
         self.rules_urls += 1;
         for r in fired.iter() {
             self.rules_changed[r as usize] += 1;
@@ -394,7 +394,7 @@ impl Summary {
 
 /// Appends `bytes` as a JSON string. Valid UTF-8 is kept; each byte of an
 /// invalid sequence becomes U+FFFD, since JSON cannot carry raw bytes.
-pub fn json_string(out: &mut String, bytes: &[u8]) {
+fn json_string(out: &mut String, bytes: &[u8]) {
     let mut v = Vec::new();
     crate::output::jsonl::string(bytes, &mut v);
     out.push_str(&String::from_utf8_lossy(&v));
