@@ -44,6 +44,13 @@ pub enum Source {
 
 impl Source {
     /// The name used in diagnostics: the path as given, or `<stdin>`.
+    ///
+    /// ```
+    /// use canonurl::input::Source;
+    ///
+    /// assert_eq!(Source::Stdin.name(), "<stdin>");
+    /// assert_eq!(Source::Path("logs/access.log".into()).name(), "logs/access.log");
+    /// ```
     pub fn name(&self) -> String {
         match self {
             Source::Stdin => "<stdin>".to_string(),
@@ -69,6 +76,15 @@ pub enum Compression {
 
 impl Compression {
     /// Recognises a compressed stream by its first bytes.
+    ///
+    /// ```
+    /// use canonurl::input::Compression;
+    ///
+    /// assert_eq!(Compression::sniff(b"\x1f\x8b\x08\x00"), Compression::Gzip);
+    /// assert_eq!(Compression::sniff(b"\x28\xb5\x2f\xfd"), Compression::Zstd);
+    /// assert_eq!(Compression::sniff(b"GET / HTTP/1.1"), Compression::None);
+    /// assert_eq!(Compression::Bzip2.name(), "bzip2");
+    /// ```
     pub fn sniff(head: &[u8]) -> Compression {
         match head {
             [0x1f, 0x8b, ..] => Compression::Gzip,

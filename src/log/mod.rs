@@ -42,6 +42,15 @@ impl Scheme {
 
     /// Parses `http`/`https` (ASCII case-insensitive; `ws`→http, `wss`→https as
     /// CloudFront logs them).
+    ///
+    /// ```
+    /// use canonurl::log::Scheme;
+    ///
+    /// assert_eq!(Scheme::parse(b"HTTPS"), Some(Scheme::Https));
+    /// assert_eq!(Scheme::parse(b"ws"), Some(Scheme::Http));
+    /// assert_eq!(Scheme::parse(b"ftp"), None);
+    /// assert_eq!(Scheme::from_port(443).as_str(), "https");
+    /// ```
     pub fn parse(bytes: &[u8]) -> Option<Scheme> {
         if bytes.eq_ignore_ascii_case(b"http") || bytes.eq_ignore_ascii_case(b"ws") {
             Some(Scheme::Http)

@@ -268,6 +268,23 @@ impl Summary {
     }
 
     /// The JSON object `--stats-json` writes.
+    ///
+    /// ```
+    /// use canonurl::pipeline::stats::{Summary, Why};
+    /// use canonurl::log::Skip;
+    /// use canonurl::Reason;
+    ///
+    /// let mut summary = Summary::default();
+    /// summary.stats.lines = 3;
+    /// summary.stats.emitted = 1;
+    /// summary.stats.skipped[Skip::ALL.iter().position(|&s| s == Skip::EmptyLine).unwrap()] = 1;
+    /// summary.stats.rejected.insert(Why::Url(Reason::HostMissing).name(), 1);
+    /// let json: serde_json::Value = serde_json::from_str(&summary.to_json()).unwrap();
+    /// assert_eq!(json["lines"], 3);
+    /// assert_eq!(json["skipped"], 1);
+    /// assert_eq!(json["rejected_by_reason"]["host-missing"], 1);
+    /// assert!(summary.to_text().contains("lines"));
+    /// ```
     pub fn to_json(&self) -> String {
         let s = &self.stats;
         let mut j = String::from("{");
