@@ -150,15 +150,17 @@
 //!
 //! ## Logs
 //!
-//! The command's machinery is public too, one module per stage of the data's
-//! path: [`input`] (open, decompress, cut into pieces of whole lines;
+//! What the command does is public too, one module per stage of the data's
+//! path: [`input`] (where lines come from, compressions;
 //! [`input::follow`] reads a growing, rotated file as `tail -F`), [`log`]
 //! (the [`RecordReader`] reads a line of any format into the parts of its
 //! request, the logger's escaping undone; [`log::request_url`] turns them
-//! into the URL to canonicalize; format detection), and [`pipeline`] (the
-//! reader, the workers and the ordered writer on their threads, the distinct
-//! table of `--unique`/`--count` that spills sorted runs to disk,
-//! statistics). A record by hand:
+//! into the URL to canonicalize; [`log::detect`] tells the format), and
+//! [`pipeline`] ([`pipeline::run`]: inputs opened and decompressed, cut into
+//! pieces of whole lines, read by workers on threads, written back in input
+//! order or counted in a table that spills sorted runs to disk, with
+//! statistics). How it does it (the chunker, the workers, the extractor of
+//! each format) is crate-internal. A record by hand:
 //!
 //! ```
 //! use canonurl::log::{request_url, Extracted, Field, Line, LogFormat, RequestUrl};
@@ -240,10 +242,13 @@ pub use url::parts::{Parts, ABSENT};
 /// directly. Not part of the API: it changes without notice.
 #[doc(hidden)]
 pub mod internals {
+    pub use crate::input::stream::{open as open_input, Input};
     pub use crate::log::alb::AlbExtractor;
     pub use crate::log::clf::ClfExtractor;
     pub use crate::log::haproxy::HaproxyExtractor;
+    pub use crate::log::json::JsonExtractor;
     pub use crate::log::w3c::W3cExtractor;
+    pub use crate::pipeline::job::FileCtx;
     pub use crate::pipeline::worker::{PieceOut, Worker};
     pub use crate::url::host::percent_decode_into;
 }

@@ -8,11 +8,11 @@ mod counting;
 
 use std::sync::Arc;
 
-use canonurl::internals::{PieceOut, Worker};
-use canonurl::log::json::JsonPreset;
+use canonurl::internals::{FileCtx, PieceOut, Worker};
+use canonurl::log::JsonPreset;
 use canonurl::log::LogFormat;
 use canonurl::log::RecordColumn;
-use canonurl::pipeline::{FileCtx, Options, OutputFormat};
+use canonurl::pipeline::{Options, OutputFormat};
 use common::shared_data_or_skip;
 
 /// Allocations allowed per piece, whatever its number of lines.

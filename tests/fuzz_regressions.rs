@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use canonurl::input::Source;
-use canonurl::internals::{PieceOut, Worker};
+use canonurl::internals::{FileCtx, PieceOut, Worker};
 use canonurl::log::{Field, LogFormat};
-use canonurl::pipeline::{self, FileCtx, Mode, Options, OutputFormat, Sinks};
+use canonurl::pipeline::{self, Mode, Options, OutputFormat, Sinks};
 use canonurl::{Canonicalizer, Profile};
 
 fn file(name: &str, contents: &[u8]) -> PathBuf {
@@ -233,7 +233,7 @@ fn too_long_fields_line_is_not_a_layout_in_later_pieces() {
     assert_eq!(run_with(pipeline::DEFAULT_CHUNK_LEN), run_with(64));
 }
 
-// Found while reducing the above (src/input.rs `last_fields_line`, now `last_header_line`): the
+// Found while reducing the above (src/input.rs `last_fields_line`, now `last_header_line` in src/input/chunk.rs): the
 // chunker recognises a `#Fields:` line byte for byte, while the W3C
 // extractor (`W3cExtractor::is_fields_line`) ignores ASCII case and a UTF-8
 // BOM. A `#fields:` line (or a BOM-prefixed `#Fields:` first line) is the

@@ -8,7 +8,7 @@
 //! `data/sample-urls.txt` and `data/sample-access.log`, with a printed note.
 //!
 //! Log targets are taken with canonurl's own readers, as the command takes
-//! them: [`canonurl::input::open`] (gzip and zstd undone), format detection
+//! them: `canonurl::internals::open_input` (gzip and zstd undone), format detection
 //! on the first 64 KiB ([`canonurl::log::detect::detect`], the JSON preset
 //! likewise), then the format's extractor on each line, request field only,
 //! log escaping undone. What the extractor returns is the raw target, before
@@ -26,7 +26,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use canonurl::input::{self, Source};
+use canonurl::input::Source;
+use canonurl::internals::open_input;
 use canonurl::log::detect::detect_input;
 use canonurl::log::{Extracted, Field, Line, LogFormat, RecordReader};
 
@@ -286,7 +287,7 @@ fn read(path: &Path) -> Vec<u8> {
 /// A whole log, decompressed by canonurl's input layer.
 fn read_log(path: &Path) -> Vec<u8> {
     let source = Source::Path(path.to_owned());
-    let mut input = input::open(&source, Arc::new(AtomicU64::new(0)))
+    let mut input = open_input(&source, Arc::new(AtomicU64::new(0)))
         .unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
     let mut bytes = std::mem::take(&mut input.head);
     input

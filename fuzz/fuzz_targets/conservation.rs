@@ -26,8 +26,7 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use canonurl::input::{Compression, Source};
-use canonurl::log::json::{JsonPaths, JsonPreset};
-use canonurl::log::{Field, LogFormat};
+use canonurl::log::{Field, JsonPaths, JsonPreset, LogFormat};
 use canonurl::pipeline::stats::Summary;
 use canonurl::pipeline::{self, Mode, Options, OutputFormat, Sinks};
 use canonurl::{Base, Profile};

@@ -27,12 +27,11 @@ use canonurl::internals::AlbExtractor;
 use canonurl::internals::ClfExtractor;
 use canonurl::internals::HaproxyExtractor;
 use canonurl::internals::W3cExtractor;
-use canonurl::internals::{PieceOut, Worker};
+use canonurl::internals::{FileCtx, JsonExtractor, PieceOut, Worker};
 use canonurl::log::detect::detect;
-use canonurl::log::json::{JsonExtractor, JsonPaths, JsonPreset};
-use canonurl::log::{Extracted, Field, Line, LineError, LogFormat};
+use canonurl::log::{Extracted, Field, JsonPaths, JsonPreset, Line, LineError, LogFormat};
 use canonurl::pipeline::stats::Why;
-use canonurl::pipeline::{FileCtx, Mode, Options, OutputFormat};
+use canonurl::pipeline::{Mode, Options, OutputFormat};
 use canonurl::{Base, Canonicalizer, Profile};
 use libfuzzer_sys::fuzz_target;
 

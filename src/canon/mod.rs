@@ -215,6 +215,29 @@ pub const DEFAULT_MAX_INPUT_LEN: usize = 64 * 1024;
 /// It owns its scratch buffers and reuses them: once they have grown to the
 /// largest input seen, canonicalizing makes no heap allocation (the IDNA slow
 /// path for non-ASCII hosts excepted).
+///
+/// ```
+/// use canonurl::{Base, Canonicalizer, Profile};
+///
+/// let mut c = Canonicalizer::new(Profile::Safe);
+/// assert_eq!(c.profile(), Profile::Safe);
+/// let mut out = Vec::new();
+/// for url in [&b"http://A.example/x?utm_source=m"[..], b"http://a.example/x#top"] {
+///     out.clear();
+///     c.canonicalize_into(url, &mut out).unwrap();
+///     assert_eq!(out, b"http://a.example/x");
+/// }
+/// // No dedup rules: what `rfc3986` writes, with the same reused buffers.
+/// c.set_rules(None);
+/// out.clear();
+/// c.canonicalize_into(b"http://a.example/x#top", &mut out).unwrap();
+/// assert_eq!(out, b"http://a.example/x#top");
+/// // A base for relative references.
+/// c.set_base(Some(Base::parse(b"https://b.example/dir/").unwrap()));
+/// out.clear();
+/// c.canonicalize_into(b"../up", &mut out).unwrap();
+/// assert_eq!(out, b"https://b.example/up");
+/// ```
 #[derive(Clone, Debug)]
 pub struct Canonicalizer {
     profile: Profile,
@@ -366,6 +389,19 @@ impl Canonicalizer {
     /// each and no heap allocation per URL. The URL is written to a reused
     /// buffer first and then copied into the arena (on error nothing is
     /// allocated).
+    ///
+    /// ```
+    /// use canonurl::{Canonicalizer, Profile};
+    ///
+    /// let arena = bumpalo::Bump::new();
+    /// let mut c = Canonicalizer::new(Profile::Rfc3986);
+    /// let urls: Vec<&[u8]> = [&b"HTTP://A.example/%7e"[..], b"http://b.example:80/./x"]
+    ///     .iter()
+    ///     .map(|u| c.canonicalize_in(u, &arena).unwrap().0)
+    ///     .collect();
+    /// assert_eq!(urls, [&b"http://a.example/~"[..], b"http://b.example/x"]);
+    /// assert!(c.canonicalize_in(b"http://[::1/", &arena).is_err());
+    /// ```
     pub fn canonicalize_in<'a>(
         &mut self,
         input: &[u8],

@@ -127,7 +127,7 @@ impl FollowReader {
                 "not a regular file (a pipe or a device streams without --follow)",
             ));
         }
-        let head = super::read_head(&mut file, 4)?;
+        let head = super::stream::read_head(&mut file, 4)?;
         let compression = Compression::sniff(&head);
         if compression != Compression::None {
             return Err(io::Error::new(
@@ -254,7 +254,7 @@ impl Read for FollowReader {
 
 /// Opens `path` for following until `stop` is set: an [`Input`] without a
 /// size (so the chunker hands out lines as they arrive), not compressed.
-pub fn open(path: &Path, stop: Arc<AtomicBool>) -> io::Result<Input> {
+pub(crate) fn open(path: &Path, stop: Arc<AtomicBool>) -> io::Result<Input> {
     Ok(Input {
         reader: Box::new(FollowReader::new(path, stop)?),
         head: Vec::new(),

@@ -1,44 +1,7 @@
 //! CSV and TSV logs with a header row: columns found by name.
 //!
-//! The first line that is not blank names the columns; every line after it
-//! is a record. Which column holds what comes from `--columns`
-//! ([`CsvColumns`]), or from a preset recognised by the header row:
-//!
-//! | preset | header row | the URL |
-//! |---|---|---|
-//! | `gcs` | Google Cloud Storage usage logs: `"time_micros","c_ip",...,"cs_method","cs_uri","sc_status",...,"cs_host","cs_referer",...,"s_request_id",...` | `https://` + `cs_host` + `cs_uri` (path and query, as Google documents it) |
-//! | `nasa` | a TSV export of the NASA Kennedy Space Center logs: `host logname time method url response bytes` | `url`, path-only: `host` is the *client*, never the URL's host |
-//!
-//! ```text
-//! --columns url=cs_uri,host=cs_host,method=cs_method,referer=cs_referer
-//! --columns gcs,referer=-        (a preset; `NAME` of `-` drops a column)
-//! ```
-//!
-//! # Fields
-//!
-//! - CSV follows RFC 4180: a field that starts with `"` is quoted, `""` in
-//!   it is one `"`, and it may hold commas; after its closing quote comes a
-//!   comma or the line end ([`LineError::Malformed`] at the byte otherwise,
-//!   [`LineError::Unterminated`] at the opening quote when it is not
-//!   closed: a quoted line break, which RFC 4180 allows, splits the record
-//!   and is reported so). A `"` inside an unquoted field is data.
-//! - TSV (IANA `text/tab-separated-values`) has no quoting: fields end at
-//!   tabs.
-//! - An empty value and `-` are absent. Fields after the last named column
-//!   are not read, so a line may have more fields than the header (the NASA
-//!   export ends each line with two empty ones); a line with fewer than the
-//!   wanted columns need is [`LineError::FieldsMismatch`] at its end.
-//! - A later line equal to the header row (files concatenated) is
-//!   [`Skip::Header`].
-//!
-//! # Results
-//!
-//! Without a URL column (none given, no preset recognised), or when a
-//! column given by `--columns` is not in the header, every record is
-//! [`LineError::MissingField`] at 0. An absent URL is [`Skip::NoRequest`]; a
-//! method of `CONNECT` makes the target authority-form. With
-//! [`Field::Referer`], no referer column is `MissingField` and an absent
-//! referer is [`Skip::EmptyField`].
+//! The format is documented on [`CsvColumns`], which says which column
+//! holds what.
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -167,8 +130,50 @@ impl CsvPreset {
 /// (`gcs`, `nasa`) whose columns the others override. A `url` column is
 /// required.
 ///
+/// The first line that is not blank names the columns; every line after it
+/// is a record. Which column holds what comes from `--columns`
+/// ([`CsvColumns`]), or from a preset recognised by the header row:
+///
+/// | preset | header row | the URL |
+/// |---|---|---|
+/// | `gcs` | Google Cloud Storage usage logs: `"time_micros","c_ip",...,"cs_method","cs_uri","sc_status",...,"cs_host","cs_referer",...,"s_request_id",...` | `https://` + `cs_host` + `cs_uri` (path and query, as Google documents it) |
+/// | `nasa` | a TSV export of the NASA Kennedy Space Center logs: `host logname time method url response bytes` | `url`, path-only: `host` is the *client*, never the URL's host |
+///
+/// ```text
+/// --columns url=cs_uri,host=cs_host,method=cs_method,referer=cs_referer
+/// --columns gcs,referer=-        (a preset; `NAME` of `-` drops a column)
 /// ```
-/// use canonurl::log::csv::CsvColumns;
+///
+/// # Fields
+///
+/// - CSV follows RFC 4180: a field that starts with `"` is quoted, `""` in
+///   it is one `"`, and it may hold commas; after its closing quote comes a
+///   comma or the line end ([`LineError::Malformed`] at the byte otherwise,
+///   [`LineError::Unterminated`] at the opening quote when it is not
+///   closed: a quoted line break, which RFC 4180 allows, splits the record
+///   and is reported so). A `"` inside an unquoted field is data.
+/// - TSV (IANA `text/tab-separated-values`) has no quoting: fields end at
+///   tabs.
+/// - An empty value and `-` are absent. Fields after the last named column
+///   are not read, so a line may have more fields than the header (the NASA
+///   export ends each line with two empty ones); a line with fewer than the
+///   wanted columns need is [`LineError::FieldsMismatch`] at its end.
+/// - A later line equal to the header row (files concatenated) is
+///   [`Skip::Header`].
+///
+/// # Results
+///
+/// Without a URL column (none given, no preset recognised), or when a
+/// column given by `--columns` is not in the header, every record is
+/// [`LineError::MissingField`] at 0. An absent URL is [`Skip::NoRequest`]; a
+/// method of `CONNECT` makes the target authority-form. With
+/// [`Field::Referer`], no referer column is `MissingField` and an absent
+/// referer is [`Skip::EmptyField`].
+///
+/// # Example
+///
+/// ```
+/// use canonurl::log::CsvColumns;
 ///
 /// let c: CsvColumns = "url=path,host=server".parse().unwrap();
 /// assert!("gcs,referer=-".parse::<CsvColumns>().is_ok());

@@ -74,6 +74,16 @@ struct ClfDetails {
 /// Guesses the format of a log from its first bytes. `None` when no line
 /// has a known shape (binary data, prose). A sample with no non-empty line
 /// (an empty file) is `plain`: every format reads it the same way.
+///
+/// ```
+/// use canonurl::log::detect::detect;
+/// use canonurl::log::LogFormat;
+///
+/// let combined = br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.1" 200 1 "-" "ua""#;
+/// assert_eq!(detect(combined), Some(LogFormat::Combined));
+/// assert_eq!(detect(b"https://example.com/a\n/b?c\n"), Some(LogFormat::Plain));
+/// assert_eq!(detect(b"\x00\x01\x02 binary"), None);
+/// ```
 pub fn detect(sample: &[u8]) -> Option<LogFormat> {
     let guess = guess(sample)?;
     (guess.read * 2 > guess.lines).then_some(guess.format)
@@ -484,6 +494,30 @@ pub enum Undetected {
 /// A JSON sample with no whole object in it (an empty input, a
 /// pretty-printed document) is read with the nginx preset, so that each
 /// line is rejected for what is wrong with it.
+///
+/// ```
+/// use canonurl::log::detect::{detect_input, Undetected};
+/// use canonurl::log::{JsonPreset, LogFormat};
+///
+/// // Caddy's JSON layout, told by its fields.
+/// let caddy = br#"{"level":"info","msg":"handled request","request":{"host":"a.example","uri":"/x"}}"#;
+/// let detected = detect_input(None, None, caddy).unwrap();
+/// assert_eq!(detected.format, LogFormat::Json);
+/// assert!(detected.guessed);
+/// assert_eq!(detected.json_preset, Some("caddy"));
+/// assert_eq!(detected.json_paths, Some(JsonPreset::Caddy.paths()));
+///
+/// // A given format is taken as it is.
+/// let given = detect_input(Some(LogFormat::Plain), None, caddy).unwrap();
+/// assert_eq!((given.format, given.guessed), (LogFormat::Plain, false));
+///
+/// // JSON whose fields no preset knows: their names, for the error message.
+/// let unknown = br#"{"when":1,"what":"/x"}"#;
+/// assert_eq!(
+///     detect_input(Some(LogFormat::Json), None, unknown),
+///     Err(Undetected::JsonFields(vec!["when".into(), "what".into()]))
+/// );
+/// ```
 pub fn detect_input(
     given: Option<LogFormat>,
     given_paths: Option<&JsonPaths>,

@@ -349,7 +349,16 @@ impl RecordColumn {
         }
     }
 
-    /// Parses a comma-separated list of column names.
+    /// Parses a comma-separated list of column names (ASCII
+    /// case-insensitive; a name given twice counts once).
+    ///
+    /// ```
+    /// use canonurl::log::RecordColumn;
+    ///
+    /// let list = RecordColumn::parse_list("status, Method,status").unwrap();
+    /// assert_eq!(list, [RecordColumn::Status, RecordColumn::Method]);
+    /// assert!(RecordColumn::parse_list("referrer").unwrap_err().contains("known: status"));
+    /// ```
     pub fn parse_list(s: &str) -> Result<Vec<RecordColumn>, String> {
         let mut list = Vec::new();
         for name in s.split(',').map(str::trim) {
@@ -375,6 +384,33 @@ impl RecordColumn {
 
 /// Which records to keep (`--status`, `--method`); a record the filter
 /// drops is skipped, with its reason.
+///
+/// ```
+/// use canonurl::input::Source;
+/// use canonurl::log::RecordFilter;
+/// use canonurl::pipeline::{run, Options, Sinks};
+///
+/// let mut filter = RecordFilter::default();
+/// assert!(filter.is_empty());
+/// filter.add_statuses("2xx,304").unwrap();
+/// filter.add_methods("get").unwrap();
+/// assert!(filter.add_statuses("6xx").is_err());
+///
+/// let dir = std::env::temp_dir().join("canonurl-filter-example");
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let log = dir.join("access.log");
+/// std::fs::write(&log, concat!(
+///     "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /ok HTTP/1.1\" 200 1 \"-\" \"ua\"\n",
+///     "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /gone HTTP/1.1\" 404 1 \"-\" \"ua\"\n",
+///     "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"POST /form HTTP/1.1\" 200 1 \"-\" \"ua\"\n",
+/// )).unwrap();
+/// let opts = Options { filter, ..Options::default() };
+/// let (mut out, mut diag) = (Vec::new(), Vec::new());
+/// let sinks = Sinks { out: &mut out, rejects: None, diag: &mut diag, progress: None };
+/// let summary = run(&[Source::Path(log)], &opts, sinks).unwrap();
+/// assert_eq!(out, b"/ok\n");
+/// assert_eq!(summary.stats.skipped_total(), 2);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RecordFilter {
     /// Status classes wanted: bit `k` for `kxx`.

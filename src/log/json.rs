@@ -9,69 +9,8 @@
 //! Bytes after that point are not checked, so a line cut after its wanted
 //! fields still gives a record; invalid JSON before it is an error.
 //!
-//! ## Paths
-//!
-//! A path is a list of keys joined by `.`: `request.uri` is the member `uri`
-//! of the object that is the member `request` of the line's object. A key
-//! that holds a `.` writes it `\.`: Zeek's `id\.resp_p` is the one member
-//! `"id.resp_p"`. A path may list alternatives joined by `|`, best
-//! first: `http_host|host` takes `http_host`, and `host` only when
-//! `http_host` is missing or a placeholder. Keys are compared byte for byte
-//! after their JSON escapes are undone. When a key occurs twice in one
-//! object, the first occurrence counts.
-//!
-//! A step `key[field=value]` selects an element of the array at `key`: the
-//! first object in it whose member `field` is the string `value`, compared
-//! ASCII case-insensitively (header names are). One more key must follow,
-//! read from that object: `httpRequest.headers[name=host].value` is the Host
-//! header of an AWS WAF record, whose headers are a list of
-//! `{"name":...,"value":...}`. The selecting member must come before the
-//! member read (AWS WAF writes `name` first); the array is read once, for
-//! every path that selects in it.
-//!
-//! ## Values
-//!
-//! - A string is taken with its escapes undone. `null`, `""` and `"-"` count
-//!   as absent, and so do numbers, `true` and `false`.
-//! - An array stands for its first element, when that is a string: Caddy logs
-//!   every header as the array of its values (`"Referer":["https://a/"]`).
-//! - An object found at the scheme path means `https`: Caddy writes
-//!   `request.tls` only for requests that came over TLS. Its absence does not
-//!   mean `http` (the scheme stays unknown), since other layouts put nothing
-//!   there. A string there is a scheme (`http`, `https`, any case), `on` or
-//!   `off` (Application Gateway's `sslEnabled`), or a port in digits; a
-//!   number is a port (Zeek's `id.resp_p`). A port gives the scheme (443:
-//!   `https`, else `http`) and is kept in the URL when it is not the
-//!   scheme's default and the host has none. Any other value at the scheme
-//!   path counts as absent, so the next alternative is read (Akamai's
-//!   `proto`, then `reqPort`).
-//! - A value at the query path is appended to the target after a `?`. A
-//!   layout that logs the query apart logs the path apart too: a target
-//!   without its leading `/` (Akamai's `reqPath`) gets one.
-//!
-//! ## Strings
-//!
-//! JSON escapes `\" \\ \/ \b \f \n \r \t \uXXXX` are undone, `\uXXXX` written
-//! as UTF-8, a surrogate pair as one code point. A surrogate without its
-//! other half becomes U+FFFD (`EF BF BD`) rather than an error: one odd
-//! character in a User-Agent-like field should not cost the whole record.
-//! nginx writes `\xHH` for the bytes it escapes when a layout lacks
-//! `escape=json` (`\x22` for `"`, `\x5C` for `\`); that escape is not JSON
-//! but is undone to the byte `0xHH`. Any other escape is [`LineError::BadJson`].
-//! Raw bytes of `0x80` and above are copied as they are, valid UTF-8 or not
-//! (nginx `escape=json` writes them raw); raw control bytes are tolerated too.
-//!
-//! ## Errors
-//!
-//! A line without `{` is [`LineError::Malformed`]; text before the first `{`
-//! is ignored (docker compose writes `web_1  | {...}`). A line that ends inside
-//! a string is [`LineError::Unterminated`] at the string's opening quote;
-//! one that ends inside an object or array is `Unterminated` at the line's
-//! end. Anything else that is not JSON is [`LineError::BadJson`] at the byte
-//! where it was seen, and so is nesting deeper than 128 levels inside a
-//! skipped value (the skipper keeps its stack in one `u128`, so no input can
-//! exhaust memory or the call stack). Numbers are checked loosely: a run of
-//! digits, signs, `.`, `e` and `E` that starts with `-` or a digit.
+//! What the paths, values and strings of a layout mean is documented on
+//! [`JsonPaths`].
 
 use std::cmp::Reverse;
 use std::fmt;
@@ -82,9 +21,97 @@ use memchr::{memchr, memchr2, memrchr};
 use super::info::{At, Info};
 use super::{Extracted, Field, Line, LineError, Scheme, Skip};
 
-/// Where the fields of a record are, as dotted paths into the object
-/// (`"request.uri"`). Each path may list alternatives, best first, joined by
-/// `|` (`"http_host|host"`); see the [module docs](self).
+/// Where the fields of a record are in a JSON access log (one object per
+/// line), as dotted paths into the object (`"request.uri"`). Each path may
+/// list alternatives, best first, joined by `|` (`"http_host|host"`).
+/// [`JsonPreset::paths`] gives the layouts of well-known servers.
+///
+/// # Paths
+///
+/// A path is a list of keys joined by `.`: `request.uri` is the member `uri`
+/// of the object that is the member `request` of the line's object. A key
+/// that holds a `.` writes it `\.`: Zeek's `id\.resp_p` is the one member
+/// `"id.resp_p"`. A path may list alternatives joined by `|`, best
+/// first: `http_host|host` takes `http_host`, and `host` only when
+/// `http_host` is missing or a placeholder. Keys are compared byte for byte
+/// after their JSON escapes are undone. When a key occurs twice in one
+/// object, the first occurrence counts.
+///
+/// A step `key[field=value]` selects an element of the array at `key`: the
+/// first object in it whose member `field` is the string `value`, compared
+/// ASCII case-insensitively (header names are). One more key must follow,
+/// read from that object: `httpRequest.headers[name=host].value` is the Host
+/// header of an AWS WAF record, whose headers are a list of
+/// `{"name":...,"value":...}`. The selecting member must come before the
+/// member read (AWS WAF writes `name` first); the array is read once, for
+/// every path that selects in it.
+///
+/// # Values
+///
+/// - A string is taken with its escapes undone. `null`, `""` and `"-"` count
+///   as absent, and so do numbers, `true` and `false`.
+/// - An array stands for its first element, when that is a string: Caddy logs
+///   every header as the array of its values (`"Referer":["https://a/"]`).
+/// - An object found at the scheme path means `https`: Caddy writes
+///   `request.tls` only for requests that came over TLS. Its absence does not
+///   mean `http` (the scheme stays unknown), since other layouts put nothing
+///   there. A string there is a scheme (`http`, `https`, any case), `on` or
+///   `off` (Application Gateway's `sslEnabled`), or a port in digits; a
+///   number is a port (Zeek's `id.resp_p`). A port gives the scheme (443:
+///   `https`, else `http`) and is kept in the URL when it is not the
+///   scheme's default and the host has none. Any other value at the scheme
+///   path counts as absent, so the next alternative is read (Akamai's
+///   `proto`, then `reqPort`).
+/// - A value at the query path is appended to the target after a `?`. A
+///   layout that logs the query apart logs the path apart too: a target
+///   without its leading `/` (Akamai's `reqPath`) gets one.
+///
+/// # Strings
+///
+/// JSON escapes `\" \\ \/ \b \f \n \r \t \uXXXX` are undone, `\uXXXX` written
+/// as UTF-8, a surrogate pair as one code point. A surrogate without its
+/// other half becomes U+FFFD (`EF BF BD`) rather than an error: one odd
+/// character in a User-Agent-like field should not cost the whole record.
+/// nginx writes `\xHH` for the bytes it escapes when a layout lacks
+/// `escape=json` (`\x22` for `"`, `\x5C` for `\`); that escape is not JSON
+/// but is undone to the byte `0xHH`. Any other escape is [`LineError::BadJson`].
+/// Raw bytes of `0x80` and above are copied as they are, valid UTF-8 or not
+/// (nginx `escape=json` writes them raw); raw control bytes are tolerated too.
+///
+/// # Errors
+///
+/// A line without `{` is [`LineError::Malformed`]; text before the first `{`
+/// is ignored (docker compose writes `web_1  | {...}`). A line that ends inside
+/// a string is [`LineError::Unterminated`] at the string's opening quote;
+/// one that ends inside an object or array is `Unterminated` at the line's
+/// end. Anything else that is not JSON is [`LineError::BadJson`] at the byte
+/// where it was seen, and so is nesting deeper than 128 levels inside a
+/// skipped value (the skipper keeps its stack in one `u128`, so no input can
+/// exhaust memory or the call stack). Numbers are checked loosely: a run of
+/// digits, signs, `.`, `e` and `E` that starts with `-` or a digit.
+///
+/// # Example
+///
+/// A hand-written layout, read by a [`RecordReader`](crate::RecordReader):
+///
+/// ```
+/// use canonurl::log::{Extracted, Field, JsonPaths, Line, LogFormat, Scheme};
+/// use canonurl::RecordReader;
+///
+/// let paths = JsonPaths {
+///     target: Some("req.path".into()),
+///     host: Some("req.headers.host|server".into()),
+///     scheme: Some("req.tls".into()),
+///     ..JsonPaths::default()
+/// };
+/// let mut reader = RecordReader::new(LogFormat::Json, Some(paths));
+/// let mut record = Extracted::default();
+/// let line = br#"{"req":{"path":"/a\/b?q=1","headers":{"host":null},"tls":{}},"server":"shop.example"}"#;
+/// assert_eq!(reader.read(line, Field::Request, &mut record), Line::Record);
+/// assert_eq!(record.target, b"/a/b?q=1");
+/// assert_eq!(record.host, b"shop.example");
+/// assert_eq!(record.scheme, Some(Scheme::Https));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct JsonPaths {
     /// The request target: path and query, or an absolute URL.
@@ -96,7 +123,7 @@ pub struct JsonPaths {
     pub host: Option<String>,
     /// The scheme: a string `Scheme::parse` understands, `on`/`off`, a port,
     /// or an object whose presence means `https` (Caddy's `request.tls`);
-    /// see the [module docs](self).
+    /// see "Values" above.
     pub scheme: Option<String>,
     /// The `Referer` header (a string, or an array whose first element is one).
     pub referer: Option<String>,
@@ -156,6 +183,20 @@ impl JsonPaths {
 }
 
 /// The JSON layouts of well-known servers and log services.
+///
+/// ```
+/// use canonurl::log::{Extracted, Field, JsonPreset, Line, LogFormat, Scheme};
+/// use canonurl::RecordReader;
+///
+/// let mut caddy = RecordReader::new(LogFormat::Json, Some(JsonPreset::Caddy.paths()));
+/// let mut out = Extracted::default();
+/// let line = br#"caddy | {"msg":"handled request","request":{"host":"a.example","uri":"/x?q=\u00e9","tls":{"proto":"h2"}}}"#;
+/// assert_eq!(caddy.read(line, Field::Request, &mut out), Line::Record);
+/// assert_eq!(out.target, "/x?q=é".as_bytes());
+/// assert_eq!(out.host, b"a.example");
+/// assert_eq!(out.scheme, Some(Scheme::Https));
+/// assert_eq!("caddy".parse::<JsonPreset>(), Ok(JsonPreset::Caddy));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum JsonPreset {
@@ -737,19 +778,6 @@ impl Found {
 
 /// Reads JSON access-log lines: finds the values at the configured paths and
 /// copies them, escapes undone, into an [`Extracted`].
-///
-/// ```
-/// use canonurl::log::json::{JsonExtractor, JsonPreset};
-/// use canonurl::log::{Extracted, Field, Line};
-///
-/// let mut caddy = JsonExtractor::new(JsonPreset::Caddy.paths());
-/// let mut out = Extracted::default();
-/// let line = br#"caddy | {"msg":"handled request","request":{"host":"a.example","uri":"/x?q=\u00e9","tls":{"proto":"h2"}}}"#;
-/// assert_eq!(caddy.extract(line, Field::Request, &mut out), Line::Record);
-/// assert_eq!(out.target, "/x?q=é".as_bytes());
-/// assert_eq!(out.host, b"a.example");
-/// assert_eq!(out.scheme, Some(canonurl::log::Scheme::Https));
-/// ```
 #[derive(Clone, Debug)]
 pub struct JsonExtractor {
     /// Boxed: read once per line at most, and it keeps the extractor small.

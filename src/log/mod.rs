@@ -42,6 +42,15 @@ impl Scheme {
 
     /// Parses `http`/`https` (ASCII case-insensitive; `ws`→http, `wss`→https as
     /// CloudFront logs them).
+    ///
+    /// ```
+    /// use canonurl::log::Scheme;
+    ///
+    /// assert_eq!(Scheme::parse(b"HTTPS"), Some(Scheme::Https));
+    /// assert_eq!(Scheme::parse(b"ws"), Some(Scheme::Http));
+    /// assert_eq!(Scheme::parse(b"ftp"), None);
+    /// assert_eq!(Scheme::from_port(443).as_str(), "https");
+    /// ```
     pub fn parse(bytes: &[u8]) -> Option<Scheme> {
         if bytes.eq_ignore_ascii_case(b"http") || bytes.eq_ignore_ascii_case(b"ws") {
             Some(Scheme::Http)
@@ -302,7 +311,7 @@ pub enum Line {
     Error(LineError, usize),
 }
 
-pub mod json;
+pub(crate) mod json;
 pub(crate) mod w3c;
 
 /// A log format (`-f/--log-format`). `auto` is not a format: it is the
@@ -407,7 +416,7 @@ impl LogFormat {
 
     /// How to find the format's header lines, for formats whose lines
     /// depend on an earlier one (W3C's `#Fields:`); `None` for the others.
-    pub fn header_line(self) -> Option<HeaderLine> {
+    pub(crate) fn header_line(self) -> Option<HeaderLine> {
         match self {
             LogFormat::W3c | LogFormat::Cloudfront => Some(w3c::HEADER_LINE),
             LogFormat::Zeek => Some(zeek::HEADER_LINE),
@@ -419,7 +428,7 @@ impl LogFormat {
     /// The header lines to look for in an input whose format is not known
     /// yet (it is detected from the first piece, which may hold one): those
     /// of the first format that has any.
-    pub fn any_header_line() -> Option<HeaderLine> {
+    pub(crate) fn any_header_line() -> Option<HeaderLine> {
         LogFormat::ALL.into_iter().find_map(LogFormat::header_line)
     }
 }
@@ -429,7 +438,7 @@ impl LogFormat {
 /// [`Chunker::track_header`](crate::input::Chunker::track_header)) without
 /// knowing the format.
 #[derive(Clone, Copy, Debug)]
-pub struct HeaderLine {
+pub(crate) struct HeaderLine {
     /// A byte that every header line has: a reader looks for it first and
     /// only tests the lines it is in.
     pub marker: u8,
@@ -463,7 +472,7 @@ impl std::str::FromStr for LogFormat {
 
 pub(crate) mod alb;
 pub(crate) mod clf;
-pub mod csv;
+pub(crate) mod csv;
 pub mod detect;
 pub(crate) mod envoy;
 pub(crate) mod escape;
@@ -476,7 +485,9 @@ pub(crate) mod squid;
 mod target;
 pub(crate) mod zeek;
 
+pub use csv::CsvColumns;
 pub use info::{RecordColumn, RecordFilter};
+pub use json::{JsonPaths, JsonPreset};
 pub(crate) use record::Extract;
 pub use record::RecordReader;
 pub(crate) use target::request_url_of;

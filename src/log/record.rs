@@ -156,6 +156,19 @@ impl RecordReader {
     /// held; for Zeek, its last `#separator`, `#unset_field` and
     /// `#empty_field` lines and then its `#fields` line, one per line), for
     /// formats with [`LogFormat::has_header_state`].
+    ///
+    /// ```
+    /// use canonurl::log::{Extracted, Field, Line, LogFormat};
+    /// use canonurl::RecordReader;
+    ///
+    /// // A reader that starts after the `#Fields:` line of its input.
+    /// let mut reader = RecordReader::new(LogFormat::W3c, None);
+    /// reader.header(b"#Fields: date time cs-method cs-uri-stem cs-uri-query sc-status");
+    /// let mut record = Extracted::default();
+    /// let line = b"2024-01-02 03:04:05 GET /a/b q=1 200";
+    /// assert_eq!(reader.read(line, Field::Request, &mut record), Line::Record);
+    /// assert_eq!(record.target, b"/a/b?q=1");
+    /// ```
     pub fn header(&mut self, line: &[u8]) {
         let out = &mut Extracted::default();
         // What the line gives is its reader's to report, where it is.

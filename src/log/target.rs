@@ -29,6 +29,16 @@ pub enum RequestTarget {
 impl RequestTarget {
     /// The form of `target`; `connect` says the method was `CONNECT`.
     /// `Err(BadTarget)` for bytes that have none of the four forms.
+    ///
+    /// ```
+    /// use canonurl::log::{LineError, RequestTarget};
+    ///
+    /// assert_eq!(RequestTarget::of(b"/a?b", false), Ok(RequestTarget::Origin));
+    /// assert_eq!(RequestTarget::of(b"http://h/a", false), Ok(RequestTarget::Absolute));
+    /// assert_eq!(RequestTarget::of(b"h.example:443", true), Ok(RequestTarget::Authority));
+    /// assert_eq!(RequestTarget::of(b"*", false), Ok(RequestTarget::Asterisk));
+    /// assert_eq!(RequestTarget::of(b"a b", false), Err(LineError::BadTarget));
+    /// ```
     pub fn of(target: &[u8], connect: bool) -> Result<RequestTarget, LineError> {
         if target == b"*" {
             Ok(RequestTarget::Asterisk)
@@ -78,6 +88,28 @@ pub enum RequestUrl {
 /// from its port, else `http`; a port that is not the scheme's default is
 /// kept), or else `base_prefix` (`--base`'s `scheme://authority`, with the
 /// record's scheme instead of the base's when the record has one).
+///
+/// ```
+/// use canonurl::log::{request_url, Extracted, RequestUrl, Scheme};
+///
+/// let mut record = Extracted::default();
+/// record.target.extend_from_slice(b"/a?b");
+/// record.has_target = true;
+/// let mut url = Vec::new();
+/// // No host in the record: the base's, else path-only.
+/// assert_eq!(request_url(&record, None, &mut url), RequestUrl::PathOnly);
+/// assert_eq!(
+///     request_url(&record, Some(b"https://base.example"), &mut url),
+///     RequestUrl::Built { prefix: 20 }
+/// );
+/// assert_eq!(url, b"https://base.example/a?b");
+/// // The record's host and port (8443: not https's default, so kept).
+/// record.host.extend_from_slice(b"shop.example");
+/// record.scheme = Some(Scheme::Https);
+/// record.port = Some(8443);
+/// assert_eq!(request_url(&record, None, &mut url), RequestUrl::Built { prefix: 25 });
+/// assert_eq!(url, b"https://shop.example:8443/a?b");
+/// ```
 pub fn request_url(ex: &Extracted, base_prefix: Option<&[u8]>, into: &mut Vec<u8>) -> RequestUrl {
     request_url_of(ex, &ex.target, base_prefix, None, into)
 }

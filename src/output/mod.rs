@@ -24,6 +24,14 @@ use crate::pipeline::{Mode, Options, OutputFormat};
 pub const KEY_SEED: u64 = 42;
 
 /// The fingerprint of a canonical URL, as `--key` prints it (Spark's `xxhash64`).
+///
+/// ```
+/// use canonurl::pipeline::{key, KEY_SEED};
+///
+/// let url = b"http://example.com/a?id=7";
+/// assert_eq!(key(url), xxhash_rust::xxh64::xxh64(url, KEY_SEED) as i64);
+/// assert_ne!(key(url), key(b"http://example.com/a?id=8"));
+/// ```
 pub fn key(url: &[u8]) -> i64 {
     xxh64(url, KEY_SEED) as i64
 }

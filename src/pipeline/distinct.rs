@@ -55,6 +55,14 @@ const FALLBACK_MEMORY: u64 = 1 << 30;
 
 /// The default `--memory`: a quarter of the machine's memory (`MemTotal` in
 /// `/proc/meminfo`), at least 64 MiB; 1 GiB where it cannot be read.
+///
+/// ```
+/// use canonurl::pipeline::{default_memory_limit, Options};
+///
+/// assert!(default_memory_limit() >= 64 << 20);
+/// // What a run takes when `memory_limit` is not set.
+/// assert_eq!(Options::default().memory_limit, None);
+/// ```
 pub fn default_memory_limit() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
@@ -139,6 +147,14 @@ impl std::error::Error for SpillError {}
 
 /// True for an error of `--temp-dir`'s files rather than of the output: its
 /// message is complete (it names the directory).
+///
+/// ```
+/// use canonurl::pipeline::is_spill_error;
+///
+/// // An error of the output itself is not one.
+/// let broken_pipe = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+/// assert!(!is_spill_error(&broken_pipe));
+/// ```
 pub fn is_spill_error(e: &io::Error) -> bool {
     e.get_ref().is_some_and(|x| x.is::<SpillError>())
 }

@@ -15,6 +15,7 @@
 //! (`distinct.rs`), which stays within `--memory` by spilling sorted runs.
 
 pub(crate) mod distinct;
+pub(crate) mod job;
 mod reader;
 pub mod stats;
 pub(crate) mod worker;
@@ -28,16 +29,16 @@ use std::time::Instant;
 
 use crate::canon::rules::RuleSet;
 use crate::canon::surt::SurtForm;
-use crate::input::{Piece, Source};
+use crate::input::Source;
 use crate::log::csv::CsvColumns;
 use crate::log::json::JsonPaths;
 use crate::log::{Field, LogFormat, RecordColumn, RecordFilter, Scheme};
 use crate::{Base, Profile};
 use crossbeam_channel::{bounded, unbounded};
-use stats::{FileReport, Summary};
+use job::{ByteRange, Done, Event, FileCtx, Job};
+use stats::Summary;
 use worker::PieceOut;
 
-pub use crate::input::TOO_LONG_HEAD;
 pub use crate::output::{key, KEY_SEED};
 pub use distinct::{default_memory_limit, is_spill_error, parse_size};
 
@@ -222,83 +223,33 @@ pub struct Sinks<'a> {
     pub progress: Option<&'a mut dyn FnMut(u64)>,
 }
 
-/// What a piece belongs to.
-#[derive(Debug)]
-pub struct FileCtx {
-    /// Index of the input.
-    pub id: usize,
-    /// Name in diagnostics.
-    pub name: Arc<str>,
-    /// Its format.
-    pub format: LogFormat,
-    /// JSON paths, for `json`.
-    pub json_paths: Option<JsonPaths>,
-}
-
-enum Job {
-    /// A piece the reader read.
-    Piece {
-        seq: u64,
-        ctx: Arc<FileCtx>,
-        piece: Piece,
-    },
-    /// A byte range of a regular file, for the worker to read into `buf`.
-    Range {
-        seq: u64,
-        ctx: Arc<FileCtx>,
-        range: ByteRange,
-        buf: Vec<u8>,
-    },
-    Event {
-        seq: u64,
-        event: Event,
-    },
-}
-
-/// A byte range of a regular file: the worker that takes it reads the lines
-/// that start in `start..end` ([`crate::input::range`]).
-struct ByteRange {
-    file: Arc<std::fs::File>,
-    start: u64,
-    end: u64,
-    /// The file's length when it was opened: no range reads past it.
-    file_len: u64,
-}
-
-enum Event {
-    /// An input starts: its report so far.
-    Start(Box<FileReport>),
-    /// An input ended, maybe with an error.
-    End(Option<String>),
-    /// An input was not read (a binary file found in a directory).
-    Skipped(stats::SkippedInput),
-}
-
-enum Done {
-    Piece {
-        seq: u64,
-        buf: Vec<u8>,
-        result: Box<PieceOut>,
-        ctx: Arc<FileCtx>,
-    },
-    Event {
-        seq: u64,
-        event: Event,
-    },
-}
-
-impl Done {
-    fn seq(&self) -> u64 {
-        match self {
-            Done::Piece { seq, .. } | Done::Event { seq, .. } => *seq,
-        }
-    }
-}
-
 /// Runs over `sources` in order. Errors of an input (unreadable, not a
 /// known format, truncated) are reported on `sinks.diag`, recorded in the
 /// summary, and the run goes on with the next input; only a failure to
 /// write the output stops it (`Err`).
+///
+/// ```
+/// use canonurl::input::Source;
+/// use canonurl::pipeline::{run, Mode, Options, Sinks};
+/// use canonurl::Profile;
+///
+/// let dir = std::env::temp_dir().join("canonurl-run-example");
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let urls = dir.join("urls.txt");
+/// std::fs::write(&urls, "http://a.example/x?utm_source=m\nhttp://A.example/x\nhttp://a.example/y\n").unwrap();
+/// let sources = [Source::Path(urls), Source::Path(dir.join("missing.log"))];
+/// let opts = Options { mode: Mode::Count, profile: Profile::Safe, ..Options::default() };
+/// let (mut out, mut diag) = (Vec::new(), Vec::new());
+/// let sinks = Sinks { out: &mut out, rejects: None, diag: &mut diag, progress: None };
+/// let summary = run(&sources, &opts, sinks).unwrap();
+/// // Each URL with its count, most frequent first.
+/// assert_eq!(out, b"http://a.example/x\t2\nhttp://a.example/y\t1\n");
+/// assert_eq!(summary.distinct, Some(2));
+/// // The missing input is reported and recorded; the run went on.
+/// assert!(summary.had_errors());
+/// assert!(summary.files[1].error.as_ref().unwrap().starts_with("cannot open"));
+/// assert!(!diag.is_empty());
+/// ```
 pub fn run(sources: &[Source], opts: &Options, sinks: Sinks<'_>) -> io::Result<Summary> {
     let started = Instant::now();
     let opts = Arc::new(opts.clone());

@@ -2,7 +2,7 @@
 //! into pieces of whole lines for the workers.
 
 use std::fs::File;
-use std::io;
+use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -10,7 +10,7 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::stats::{FileReport, SkippedInput, Stats};
 use super::{ByteRange, Event, FileCtx, Job, Mode, Options, OutputFormat};
-use crate::input::{self, Chunker, Piece, Source};
+use crate::input::{self, Chunker, Input, Piece, Source};
 use crate::log::detect::{detect_input, Undetected};
 use crate::log::LogFormat;
 
@@ -94,9 +94,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads one input: opens it, settles its format from its first piece,
-    /// then hands out its pieces.
+    /// then hands out its pieces (by byte ranges when it can).
     fn input(&mut self, id: usize, source: &Source) -> Result<(), Stopped> {
-        let opts = self.opts;
         let name: Arc<str> = Arc::from(source.name());
         let mut report = FileReport {
             name: name.to_string(),
@@ -107,37 +106,77 @@ impl<'a> Reader<'a> {
             error: None,
             stats: Stats::default(),
         };
-        let opened = match source {
-            Source::Follow(path) => input::follow::open(path, Arc::clone(&self.follow_stop)),
-            _ => input::open(source, Arc::clone(&self.raw_read)),
-        };
-        let input = match opened {
-            Ok(i) => i,
-            // A compression that is not read: the message says which.
-            Err(e) if e.kind() == io::ErrorKind::Unsupported => {
-                report.error = Some(e.to_string());
-                return self.event(Event::Start(Box::new(report)));
-            }
-            Err(e) => {
-                report.error = Some(format!("cannot open: {e}"));
+        let input = match self.open(source) {
+            Ok(input) => input,
+            Err(error) => {
+                report.error = Some(error);
                 return self.event(Event::Start(Box::new(report)));
             }
         };
         report.compression = input.compression.name();
-        let counted = input.counted;
-        let streaming = input.size.is_none();
-        let mut chunker =
-            Chunker::with_head(input.head, input.reader, opts.chunk_len, opts.max_line);
+        let Input {
+            reader,
+            head,
+            size,
+            counted,
+            file,
+            ..
+        } = input;
+        let mut chunker = self.chunker(head, reader, size.is_none());
+        let buf = self.take()?;
+        let first = chunker.next_piece(buf);
+        let Some(ctx) = self.settle(id, name, source, &mut chunker, &first, report)? else {
+            return Ok(());
+        };
+        if let (Some(file), Some(len), Some(start)) = (file, size, self.range_start(&ctx, &first)) {
+            return self.first_then_ranges(&ctx, first, file, start, len);
+        }
+        self.pieces(&ctx, &mut chunker, first, counted)
+    }
+
+    /// Opens `source`; the message of the input's error when it cannot be.
+    fn open(&self, source: &Source) -> Result<Input, String> {
+        let opened = match source {
+            Source::Follow(path) => input::follow::open(path, Arc::clone(&self.follow_stop)),
+            _ => input::open(source, Arc::clone(&self.raw_read)),
+        };
+        opened.map_err(|e| match e.kind() {
+            // A compression that is not read: the message says which.
+            io::ErrorKind::Unsupported => e.to_string(),
+            _ => format!("cannot open: {e}"),
+        })
+    }
+
+    /// The chunker of an open input (`head`, then `reader`), looking for
+    /// the header lines of the given format (of any format while it is not
+    /// known yet).
+    fn chunker(&self, head: Vec<u8>, reader: Box<dyn Read + Send>, streaming: bool) -> Chunker {
+        let opts = self.opts;
+        let mut chunker = Chunker::with_head(head, reader, opts.chunk_len, opts.max_line);
         chunker.track_header(
             opts.format
                 .map_or_else(LogFormat::any_header_line, LogFormat::header_line),
         );
         chunker.set_streaming(streaming);
-        let buf = self.take()?;
-        let first = chunker.next_piece(buf);
+        chunker
+    }
+
+    /// Settles the input's format from its first piece and announces the
+    /// input to the writer: its context, or `None` when it is not read on
+    /// (binary, or a format that cannot be told: the event says so).
+    fn settle(
+        &mut self,
+        id: usize,
+        name: Arc<str>,
+        source: &Source,
+        chunker: &mut Chunker,
+        first: &io::Result<Option<Piece>>,
+        mut report: FileReport,
+    ) -> Result<Option<Arc<FileCtx>>, Stopped> {
+        let opts = self.opts;
         // A first line too long to read whole still shows the record's
         // shape in its first bytes.
-        let sample: &[u8] = match &first {
+        let sample: &[u8] = match first {
             Ok(Some(Piece::Lines { buf, .. }))
             | Ok(Some(Piece::TooLong { buf, .. }))
             | Ok(Some(Piece::Fragment { buf, .. })) => &buf[..buf.len().min(DETECT_BYTES)],
@@ -151,10 +190,11 @@ impl<'a> Reader<'a> {
             && (input::is_binary(sample) || input::is_binary(rest))
         {
             self.spare += 1;
-            return self.event(Event::Skipped(SkippedInput {
+            self.event(Event::Skipped(SkippedInput {
                 name: report.name,
                 reason: "binary",
-            }));
+            }))?;
+            return Ok(None);
         }
         report.detected = opts.format.is_none();
         let detected = match detect_input(opts.format, opts.json_paths.as_ref(), sample) {
@@ -162,11 +202,12 @@ impl<'a> Reader<'a> {
             Err(undetected) => {
                 self.spare += 1;
                 report.error = Some(undetected_message(&undetected, sample));
-                return self.event(Event::Start(Box::new(report)));
+                self.event(Event::Start(Box::new(report)))?;
+                return Ok(None);
             }
         };
         // The first piece was read before the format was known.
-        match &first {
+        match first {
             Ok(Some(Piece::Lines { buf, .. })) => {
                 chunker.retrack_header(detected.format.header_line(), buf);
             }
@@ -181,32 +222,59 @@ impl<'a> Reader<'a> {
             json_paths: detected.json_paths,
         });
         self.event(Event::Start(Box::new(report)))?;
-        // A regular file is read by byte ranges after its first piece, by
-        // the workers themselves, so the kernel's copy runs on every core.
-        // Not for formats whose lines depend on a header line before them,
-        // nor when rows are numbered (a range does not know its first
-        // line's number).
+        Ok(Some(ctx))
+    }
+
+    /// Where the byte ranges of a regular file start (the end of its first
+    /// piece), when the workers read the rest of it themselves, so that the
+    /// kernel's copy runs on every core. Not for formats whose lines depend
+    /// on a header line before them, nor when rows are numbered (a range
+    /// does not know its first line's number), nor after a first piece
+    /// that is not whole lines.
+    fn range_start(&self, ctx: &FileCtx, first: &io::Result<Option<Piece>>) -> Option<u64> {
+        let opts = self.opts;
         let numbered = matches!(opts.mode, Mode::Records | Mode::Pipe)
             && matches!(opts.output, OutputFormat::Tsv | OutputFormat::Jsonl);
-        if let (Some(file), Some(len), Ok(Some(Piece::Lines { buf, .. }))) =
-            (&input.file, input.size, &first)
-        {
-            if !numbered && !ctx.format.has_header_state() {
-                let start = buf.len() as u64;
-                let file = Arc::clone(file);
-                self.raw_read.fetch_add(start, Ordering::Relaxed);
-                if let Ok(Some(piece)) = first {
-                    let piece_ctx = Arc::clone(&ctx);
-                    self.send(|seq| Job::Piece {
-                        seq,
-                        ctx: piece_ctx,
-                        piece,
-                    })?;
-                }
-                self.ranges(&ctx, file, start, len)?;
-                return self.event(Event::End(None));
+        match first {
+            Ok(Some(Piece::Lines { buf, .. })) if !numbered && !ctx.format.has_header_state() => {
+                Some(buf.len() as u64)
             }
+            _ => None,
         }
+    }
+
+    /// Hands out the first piece, then `start..len` of `file` as byte
+    /// ranges, then the input's end.
+    fn first_then_ranges(
+        &mut self,
+        ctx: &Arc<FileCtx>,
+        first: io::Result<Option<Piece>>,
+        file: Arc<File>,
+        start: u64,
+        len: u64,
+    ) -> Result<(), Stopped> {
+        self.raw_read.fetch_add(start, Ordering::Relaxed);
+        if let Ok(Some(piece)) = first {
+            let piece_ctx = Arc::clone(ctx);
+            self.send(|seq| Job::Piece {
+                seq,
+                ctx: piece_ctx,
+                piece,
+            })?;
+        }
+        self.ranges(ctx, file, start, len)?;
+        self.event(Event::End(None))
+    }
+
+    /// Hands out the chunker's pieces, from `first` to the end of the
+    /// input, and then the input's end (with its error, if any).
+    fn pieces(
+        &mut self,
+        ctx: &Arc<FileCtx>,
+        chunker: &mut Chunker,
+        first: io::Result<Option<Piece>>,
+        counted: bool,
+    ) -> Result<(), Stopped> {
         let mut next = first;
         let mut handed_out = 0;
         let end = loop {
@@ -218,7 +286,7 @@ impl<'a> Reader<'a> {
             }
             match next {
                 Ok(Some(piece)) => {
-                    let ctx = Arc::clone(&ctx);
+                    let ctx = Arc::clone(ctx);
                     self.send(|seq| Job::Piece { seq, ctx, piece })?;
                 }
                 Ok(None) => {

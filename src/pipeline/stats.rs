@@ -73,26 +73,26 @@ pub struct Stats {
 
 impl Stats {
     /// Counts a skipped line.
-    pub fn skip(&mut self, why: Skip) {
+    pub(crate) fn skip(&mut self, why: Skip) {
         self.lines += 1;
         self.skipped[Skip::ALL.iter().position(|s| *s == why).unwrap_or(0)] += 1;
     }
 
     /// Counts a rejected line.
-    pub fn reject(&mut self, why: Why) {
+    pub(crate) fn reject(&mut self, why: Why) {
         self.lines += 1;
         *self.rejected.entry(why.name()).or_insert(0) += 1;
     }
 
     /// Counts an emitted line that gave `urls` URLs.
-    pub fn emit(&mut self, urls: u64) {
+    pub(crate) fn emit(&mut self, urls: u64) {
         self.lines += 1;
         self.emitted += 1;
         self.urls += urls;
     }
 
     /// Counts a URL that the rules in `fired` changed.
-    pub fn rule_fired(&mut self, fired: RuleMask) {
+    pub(crate) fn rule_fired(&mut self, fired: RuleMask) {
         self.rules_urls += 1;
         for r in fired.iter() {
             self.rules_changed[r as usize] += 1;
@@ -268,6 +268,23 @@ impl Summary {
     }
 
     /// The JSON object `--stats-json` writes.
+    ///
+    /// ```
+    /// use canonurl::pipeline::stats::{Summary, Why};
+    /// use canonurl::log::Skip;
+    /// use canonurl::Reason;
+    ///
+    /// let mut summary = Summary::default();
+    /// summary.stats.lines = 3;
+    /// summary.stats.emitted = 1;
+    /// summary.stats.skipped[Skip::ALL.iter().position(|&s| s == Skip::EmptyLine).unwrap()] = 1;
+    /// summary.stats.rejected.insert(Why::Url(Reason::HostMissing).name(), 1);
+    /// let json: serde_json::Value = serde_json::from_str(&summary.to_json()).unwrap();
+    /// assert_eq!(json["lines"], 3);
+    /// assert_eq!(json["skipped"], 1);
+    /// assert_eq!(json["rejected_by_reason"]["host-missing"], 1);
+    /// assert!(summary.to_text().contains("lines"));
+    /// ```
     pub fn to_json(&self) -> String {
         let s = &self.stats;
         let mut j = String::from("{");
@@ -394,7 +411,7 @@ impl Summary {
 
 /// Appends `bytes` as a JSON string. Valid UTF-8 is kept; each byte of an
 /// invalid sequence becomes U+FFFD, since JSON cannot carry raw bytes.
-pub fn json_string(out: &mut String, bytes: &[u8]) {
+fn json_string(out: &mut String, bytes: &[u8]) {
     let mut v = Vec::new();
     crate::output::jsonl::string(bytes, &mut v);
     out.push_str(&String::from_utf8_lossy(&v));

@@ -206,6 +206,31 @@ pub struct Unused {
 /// file's top-level settings, the command line's `edits`, then each host
 /// section. `text` is the rules file, if any. An error starts with the line
 /// it is about (`line 3: ...`); the caller adds the file's name.
+///
+/// ```
+/// use std::sync::Arc;
+/// use canonurl::canon::rules::{file, Edit};
+/// use canonurl::{Canonicalizer, Profile};
+///
+/// let text = r#"
+/// extra-tracking-params = ["ref"]
+/// [[host]]
+/// match = ["*.example.com"]
+/// keep-params = ["id"]
+/// "#;
+/// let edits = Edit::parse_list("-www").unwrap();
+/// let rules = file::build(Profile::Aggressive.rule_mask(), Some(text), &edits).unwrap();
+/// let mut c = Canonicalizer::new(Profile::Aggressive).with_rules(Arc::new(rules));
+/// let mut out = Vec::new();
+/// c.canonicalize_into(b"http://www.shop.example.com/p?id=7&color=red", &mut out).unwrap();
+/// assert_eq!(out, b"http://www.shop.example.com/p/?id=7");
+/// out.clear();
+/// c.canonicalize_into(b"http://other.example/p?ref=x&color=red", &mut out).unwrap();
+/// assert_eq!(out, b"http://other.example/p/?color=red");
+///
+/// let err = file::build(Profile::Safe.rule_mask(), Some("rules = [\"+no-such\"]"), &[]);
+/// assert!(err.unwrap_err().starts_with("line 1: "));
+/// ```
 pub fn build(mask: super::RuleMask, text: Option<&str>, edits: &[Edit]) -> Result<RuleSet, String> {
     build_with_unused(mask, text, edits).map(|(set, _)| set)
 }

@@ -16,11 +16,11 @@
 //! Which rules run is a [`RuleMask`]. A profile gives the starting mask (its
 //! tier), `--rule +name,-name` and a rules file ([`file`](mod@file)) edit it, and a
 //! rules file can give each host (exact or `*.example.com`) its own mask and
-//! lists, and each path prefix of a host its own parameter lists
-//! ([`PathSection`]). Everything per host and path is resolved when the
+//! lists, and each path prefix of a host its own parameter lists (path
+//! sections). Everything per host and path is resolved when the
 //! [`RuleSet`] is built, so a URL costs one host lookup (none without host
 //! sections), and a comparison per path prefix only when its host has
-//! path sections. Host aliases ([`Alias`]) rewrite a host before its
+//! path sections. Host aliases (`host-aliases`) rewrite a host before its
 //! section is looked up: one hash lookup per URL when there are any.
 
 pub(crate) mod apply;
@@ -487,7 +487,7 @@ pub enum SortQuery {
 
 /// A session parameter: a name glob and what its value must look like.
 #[derive(Clone, Debug)]
-pub struct SessionParam {
+pub(crate) struct SessionParam {
     /// The name (case-insensitive glob).
     pub name: Glob,
     /// Only values of 32 hex digits (`sid`, which is too short a name to
@@ -520,7 +520,7 @@ impl SessionParam {
 }
 
 /// Index file names removed by `index-file` unless a rules file says otherwise.
-pub const DEFAULT_INDEX_FILES: &[&str] = &[
+pub(crate) const DEFAULT_INDEX_FILES: &[&str] = &[
     "index.html",
     "index.htm",
     "index.php",
@@ -538,7 +538,7 @@ pub const DEFAULT_INDEX_FILES: &[&str] = &[
 /// Tracking parameters removed by `tracking` unless a rules file says otherwise:
 /// campaign tags (Google Analytics `utm_*`), ad click ids of the big ad
 /// networks, e-mail campaign ids, and the analytics cross-domain linkers.
-pub const DEFAULT_TRACKING: &[&str] = &[
+pub(crate) const DEFAULT_TRACKING: &[&str] = &[
     "utm_*",
     "gclid",
     "gclsrc",
@@ -567,7 +567,7 @@ pub const DEFAULT_TRACKING: &[&str] = &[
 ];
 
 /// Session parameters removed by `session` unless a rules file says otherwise.
-pub const DEFAULT_SESSION: &[&str] = &[
+pub(crate) const DEFAULT_SESSION: &[&str] = &[
     "jsessionid",
     "phpsessid",
     "aspsessionid*",
@@ -578,7 +578,7 @@ pub const DEFAULT_SESSION: &[&str] = &[
 
 /// Everything one host's URLs are canonicalized with.
 #[derive(Clone, Debug)]
-pub struct Config {
+pub(crate) struct Config {
     /// The rules that run.
     pub enabled: RuleMask,
     /// `trailing-slash` policy.
@@ -804,7 +804,7 @@ impl Config {
 /// The parameter settings of the URLs of one host section (or of the top
 /// level) whose path starts with `prefix`.
 #[derive(Clone, Debug)]
-pub struct PathSection {
+pub(crate) struct PathSection {
     /// Canonical path bytes; starts with `/`.
     pub prefix: Vec<u8>,
     /// The host's configuration with the section's settings on top.
@@ -933,6 +933,26 @@ impl Edit {
 }
 
 /// The rules of a run: a configuration for every host, resolved up front.
+/// Built from a mask and `--rule` edits ([`RuleSet::new`]) or from a rules
+/// file ([`file::build`]); a [`Canonicalizer`](crate::Canonicalizer) runs
+/// it ([`with_rules`](crate::Canonicalizer::with_rules)).
+///
+/// ```
+/// use std::sync::Arc;
+/// use canonurl::canon::rules::{Edit, Rule, RuleMask, RuleSet};
+/// use canonurl::{Canonicalizer, Profile};
+///
+/// // The safe tier, without removing the fragment, with sorted queries.
+/// let edits = Edit::parse_list("-fragment,+sort-query").unwrap();
+/// let rules = RuleSet::new(Profile::Safe.rule_mask(), &edits);
+/// assert!(rules.any_enabled().has(Rule::SortQuery));
+/// assert!(!rules.any_enabled().has(Rule::Fragment));
+/// let mut c = Canonicalizer::new(Profile::Safe).with_rules(Arc::new(rules));
+/// let mut out = Vec::new();
+/// let r = c.canonicalize_into(b"http://a.example/?b=1&a=2#top", &mut out).unwrap();
+/// assert_eq!(out, b"http://a.example/?a=2&b=1#top");
+/// assert_eq!(r.fired, RuleMask::of(&[Rule::SortQuery]));
+/// ```
 #[derive(Clone, Debug)]
 pub struct RuleSet {
     global: Arc<Config>,
@@ -953,7 +973,7 @@ pub struct RuleSet {
 /// place of `from_prefix`. Both prefixes start with `/` (a bare host's is
 /// `/`, which every path of an `http` URL starts with).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Alias {
+pub(crate) struct Alias {
     /// Canonical path bytes the alias replaces.
     pub from_prefix: Vec<u8>,
     /// The host written instead (canonical).
@@ -991,7 +1011,7 @@ impl RuleSet {
     }
 
     /// A rule set of one configuration for every host.
-    pub fn from_global(mut global: Config) -> RuleSet {
+    pub(crate) fn from_global(mut global: Config) -> RuleSet {
         global.finish();
         RuleSet {
             global: Arc::new(global),
@@ -1005,20 +1025,20 @@ impl RuleSet {
 
     /// Whether the set has host aliases.
     #[inline]
-    pub fn has_aliases(&self) -> bool {
+    pub(crate) fn has_aliases(&self) -> bool {
         !self.aliases.is_empty()
     }
 
     /// Whether the set has host sections.
     #[inline]
-    pub fn has_hosts(&self) -> bool {
+    pub(crate) fn has_hosts(&self) -> bool {
         !self.hosts.is_empty()
     }
 
     /// The alias for a URL of `host` (a trailing dot is ignored) with
     /// `path`, and how many bytes of the path it replaces.
     #[inline]
-    pub fn alias(&self, host: &[u8], path: &[u8]) -> Option<(&Alias, usize)> {
+    pub(crate) fn alias(&self, host: &[u8], path: &[u8]) -> Option<(&Alias, usize)> {
         let list = self.aliases.get(host.strip_suffix(b".").unwrap_or(host))?;
         list.iter().find_map(|a| a.matched(path).map(|n| (a, n)))
     }
@@ -1045,15 +1065,9 @@ impl RuleSet {
         Ok(())
     }
 
-    /// Every alias, as (source host, alias).
-    pub fn aliases(&self) -> impl Iterator<Item = (&[u8], &Alias)> {
-        self.aliases
-            .iter()
-            .flat_map(|(h, list)| list.iter().map(move |a| (h.as_slice(), a)))
-    }
-
     /// The configuration for every host that no host section names.
-    pub fn global(&self) -> &Config {
+    #[cfg(test)]
+    pub(crate) fn global(&self) -> &Config {
         &self.global
     }
 
@@ -1068,7 +1082,8 @@ impl RuleSet {
 
     /// How many rewrite rules there are in all: one past the highest scratch
     /// slot (a host section shares the top level's rules and slots).
-    pub fn rewrite_count(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn rewrite_count(&self) -> usize {
         std::iter::once(&self.global)
             .chain(&self.hosts)
             .flat_map(|c| c.rewrites.iter().map(|r| r.slot + 1))
@@ -1080,7 +1095,7 @@ impl RuleSet {
     /// a trailing dot is ignored). An exact host section wins over a
     /// wildcard; of wildcards, the longest suffix wins.
     #[inline]
-    pub fn for_host(&self, host: Option<&[u8]>) -> &Config {
+    pub(crate) fn for_host(&self, host: Option<&[u8]>) -> &Config {
         if self.hosts.is_empty() {
             return &self.global;
         }

@@ -1,0 +1,82 @@
+//! What goes between the threads: jobs from the reader to the workers,
+//! results from the workers to the writer, and the input each belongs to.
+
+use std::sync::Arc;
+
+use super::stats::{self, FileReport};
+use super::worker::PieceOut;
+use crate::input::Piece;
+use crate::log::{JsonPaths, LogFormat};
+
+/// What a piece belongs to.
+#[derive(Debug)]
+pub struct FileCtx {
+    /// Index of the input.
+    pub id: usize,
+    /// Name in diagnostics.
+    pub name: Arc<str>,
+    /// Its format.
+    pub format: LogFormat,
+    /// JSON paths, for `json`.
+    pub json_paths: Option<JsonPaths>,
+}
+
+pub(super) enum Job {
+    /// A piece the reader read.
+    Piece {
+        seq: u64,
+        ctx: Arc<FileCtx>,
+        piece: Piece,
+    },
+    /// A byte range of a regular file, for the worker to read into `buf`.
+    Range {
+        seq: u64,
+        ctx: Arc<FileCtx>,
+        range: ByteRange,
+        buf: Vec<u8>,
+    },
+    Event {
+        seq: u64,
+        event: Event,
+    },
+}
+
+/// A byte range of a regular file: the worker that takes it reads the lines
+/// that start in `start..end` ([`crate::input::range`]).
+pub(super) struct ByteRange {
+    pub(super) file: Arc<std::fs::File>,
+    pub(super) start: u64,
+    pub(super) end: u64,
+    /// The file's length when it was opened: no range reads past it.
+    pub(super) file_len: u64,
+}
+
+pub(super) enum Event {
+    /// An input starts: its report so far.
+    Start(Box<FileReport>),
+    /// An input ended, maybe with an error.
+    End(Option<String>),
+    /// An input was not read (a binary file found in a directory).
+    Skipped(stats::SkippedInput),
+}
+
+pub(super) enum Done {
+    Piece {
+        seq: u64,
+        buf: Vec<u8>,
+        result: Box<PieceOut>,
+        ctx: Arc<FileCtx>,
+    },
+    Event {
+        seq: u64,
+        event: Event,
+    },
+}
+
+impl Done {
+    pub(super) fn seq(&self) -> u64 {
+        match self {
+            Done::Piece { seq, .. } | Done::Event { seq, .. } => *seq,
+        }
+    }
+}
