@@ -226,8 +226,7 @@ mod ascii;
 pub mod canon;
 pub mod input;
 pub mod log;
-#[allow(dead_code)] // wired to the command in the next step (docs/mine.md, build order)
-pub(crate) mod mine;
+pub mod mine;
 mod output;
 pub mod pipeline;
 mod reject;

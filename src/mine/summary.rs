@@ -111,7 +111,7 @@ fn size_rank(size: u64) -> (u64, u64) {
 
 /// One summary row's values (its key, host, URL and window, is the table's).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Summary {
+pub(crate) struct UrlSummary {
     pub hits: u64,
     pub status: [u64; StatusClass::COUNT],
     /// The largest size of a 200 response (0: none).
@@ -122,7 +122,7 @@ pub(crate) struct Summary {
     clients: SmallVec<[u64; 2]>,
 }
 
-impl Summary {
+impl UrlSummary {
     /// Counts one record.
     pub(crate) fn add(&mut self, status: Option<u16>, bytes: Option<u64>, client: Option<&[u8]>) {
         self.hits += 1;
@@ -160,7 +160,7 @@ impl Summary {
     }
 
     /// Adds `other`'s counts and samples to this row's (the rows of one key).
-    pub(crate) fn merge(&mut self, other: &Summary) {
+    pub(crate) fn merge(&mut self, other: &UrlSummary) {
         self.hits += other.hits;
         for (a, b) in self.status.iter_mut().zip(other.status) {
             *a += b;
@@ -189,6 +189,7 @@ impl Summary {
     }
 
     /// Distinct 200 sizes: exact below [`SIZES_KEPT`], estimated above.
+    #[allow(dead_code)] // read by the miner (docs/mine.md, build order step 3)
     pub(crate) fn distinct_sizes(&self) -> u64 {
         estimate(
             self.sizes.len(),
@@ -198,6 +199,7 @@ impl Summary {
     }
 
     /// Distinct clients: exact below [`CLIENTS_KEPT`], estimated above.
+    #[allow(dead_code)] // read by the miner (docs/mine.md, build order step 3)
     pub(crate) fn distinct_clients(&self) -> u64 {
         estimate(
             self.clients.len(),
@@ -266,7 +268,7 @@ impl Summary {
     }
 
     /// Reads one row (without its line end): its key and values.
-    pub(crate) fn parse_row(line: &[u8]) -> Result<(Key<'_>, Summary), RowError> {
+    pub(crate) fn parse_row(line: &[u8]) -> Result<(Key<'_>, UrlSummary), RowError> {
         let mut cells = line.split(|&b| b == b'\t');
         let mut next = |column: &'static str| cells.next().ok_or(RowError::Missing(column));
         let host = next("host")?;
@@ -275,9 +277,9 @@ impl Summary {
             b"-" => None,
             w => Some(parse_i64(w).ok_or(RowError::Bad("window"))?),
         };
-        let mut s = Summary {
+        let mut s = UrlSummary {
             hits: parse_num(next("hits")?, "hits")?,
-            ..Summary::default()
+            ..UrlSummary::default()
         };
         for (i, name) in StatusClass::NAMES.iter().enumerate() {
             s.status[i] = parse_num(next(name)?, name)?;
@@ -371,6 +373,7 @@ fn parse_i64(digits: &[u8]) -> Option<i64> {
 /// The number of distinct values behind a bottom-k sample of `kept` values
 /// whose largest hash is `max_hash`: exact while the sample is not full,
 /// else the usual `(k - 1) / (max_hash / 2^64)` estimate.
+#[allow(dead_code)] // read by the miner (docs/mine.md, build order step 3)
 fn estimate(kept: usize, k: usize, max_hash: Option<u64>) -> u64 {
     match max_hash {
         Some(h) if kept == k => {
@@ -413,8 +416,8 @@ mod tests {
             .collect()
     }
 
-    fn summarize(recs: &[Record]) -> Summary {
-        let mut s = Summary::default();
+    fn summarize(recs: &[Record]) -> UrlSummary {
+        let mut s = UrlSummary::default();
         for (status, bytes, client) in recs {
             s.add(*status, *bytes, Some(client));
         }
@@ -438,11 +441,11 @@ mod tests {
             cuts.push(0);
             cuts.push(n);
             cuts.sort_unstable();
-            let mut parts: Vec<Summary> = cuts
+            let mut parts: Vec<UrlSummary> = cuts
                 .windows(2)
                 .map(|w| summarize(&recs[w[0]..w[1]]))
                 .collect();
-            let mut merged = Summary::default();
+            let mut merged = UrlSummary::default();
             while !parts.is_empty() {
                 let i = rng.below(parts.len() as u64) as usize;
                 merged.merge(&parts.swap_remove(i));
@@ -484,7 +487,7 @@ mod tests {
 
     #[test]
     fn counts_by_status_class() {
-        let mut s = Summary::default();
+        let mut s = UrlSummary::default();
         for st in [
             Some(200),
             Some(301),
@@ -525,7 +528,7 @@ mod tests {
             out.clear();
             s.write_row(host.as_bytes(), url.as_bytes(), window, &mut out);
             assert_eq!(out.last(), Some(&b'\n'));
-            let (key, back) = Summary::parse_row(&out[..out.len() - 1]).unwrap();
+            let (key, back) = UrlSummary::parse_row(&out[..out.len() - 1]).unwrap();
             assert_eq!(
                 (key.host, key.url, key.window),
                 (host.as_bytes(), url.as_bytes(), window)
@@ -534,7 +537,7 @@ mod tests {
             want.push(s);
         }
         assert_eq!(
-            Summary::header().matches('\t').count() + 1,
+            UrlSummary::header().matches('\t').count() + 1,
             3 + 1 + StatusClass::COUNT + 3
         );
     }
@@ -542,12 +545,12 @@ mod tests {
     #[test]
     fn bad_rows_are_errors_that_name_the_column() {
         let mut good = Vec::new();
-        let mut s = Summary::default();
+        let mut s = UrlSummary::default();
         s.add(Some(200), Some(512), Some(b"1.2.3.4"));
         s.write_row(b"h", b"https://h/", Some(0), &mut good);
         good.pop();
         let good = String::from_utf8(good).unwrap();
-        assert!(Summary::parse_row(good.as_bytes()).is_ok());
+        assert!(UrlSummary::parse_row(good.as_bytes()).is_ok());
         let cases: &[(String, RowError)] = &[
             (good.replacen("\t0\t", "\tx\t", 1), RowError::Bad("window")),
             (
@@ -564,7 +567,7 @@ mod tests {
         ];
         for (row, err) in cases {
             assert_eq!(
-                Summary::parse_row(row.as_bytes()).unwrap_err(),
+                UrlSummary::parse_row(row.as_bytes()).unwrap_err(),
                 *err,
                 "{row}"
             );

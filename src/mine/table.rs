@@ -16,7 +16,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Write};
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use super::summary::{Key, RowError, Summary};
+use super::summary::{Key, RowError, UrlSummary};
 
 /// A key that owns its bytes: `host` is `bytes[..host_len]`, the URL the rest.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,7 +50,7 @@ impl OwnedKey {
 
 /// Bytes a row costs in the table beyond its key (the map's slot, the
 /// summary, a few kept sizes): an estimate for the budget, not an exact count.
-const ROW_COST: usize = 64 + std::mem::size_of::<OwnedKey>() + std::mem::size_of::<Summary>();
+const ROW_COST: usize = 64 + std::mem::size_of::<OwnedKey>() + std::mem::size_of::<UrlSummary>();
 
 /// Where the rows of a summary come from, for error messages.
 pub(crate) struct RowSource<'a> {
@@ -60,10 +60,10 @@ pub(crate) struct RowSource<'a> {
 
 /// An error reading a summary file: which file, which line, why.
 #[derive(Debug)]
-pub(crate) struct SummaryFileError {
-    pub file: String,
-    pub line: u64,
-    pub reason: RowError,
+pub struct SummaryFileError {
+    file: String,
+    line: u64,
+    reason: RowError,
 }
 
 impl std::fmt::Display for SummaryFileError {
@@ -78,9 +78,9 @@ impl std::fmt::Display for SummaryFileError {
 
 impl std::error::Error for SummaryFileError {}
 
-/// Summary rows within a memory budget.
+/// UrlSummary rows within a memory budget.
 pub(crate) struct SummaryTable {
-    rows: HashTable<(OwnedKey, Summary)>,
+    rows: HashTable<(OwnedKey, UrlSummary)>,
     hasher: DefaultHashBuilder,
     /// Estimated bytes of `rows`.
     bytes: usize,
@@ -105,7 +105,7 @@ impl SummaryTable {
 
     /// The row of `key`, made empty if it is new. Spills first when the
     /// table is over its budget.
-    pub(crate) fn row(&mut self, key: Key<'_>) -> io::Result<&mut Summary> {
+    pub(crate) fn row(&mut self, key: Key<'_>) -> io::Result<&mut UrlSummary> {
         if self.bytes > self.limit {
             self.spill()?;
         }
@@ -123,7 +123,7 @@ impl SummaryTable {
             hashbrown::hash_table::Entry::Vacant(v) => {
                 self.bytes += ROW_COST + key.host.len() + key.url.len();
                 &mut v
-                    .insert((OwnedKey::new(key), Summary::default()))
+                    .insert((OwnedKey::new(key), UrlSummary::default()))
                     .into_mut()
                     .1
             }
@@ -131,7 +131,7 @@ impl SummaryTable {
     }
 
     /// Merges one row read from a summary file.
-    pub(crate) fn merge_row(&mut self, key: Key<'_>, row: &Summary) -> io::Result<()> {
+    pub(crate) fn merge_row(&mut self, key: Key<'_>, row: &UrlSummary) -> io::Result<()> {
         self.row(key)?.merge(row);
         Ok(())
     }
@@ -150,8 +150,8 @@ impl SummaryTable {
         Ok(rows)
     }
 
-    fn sorted(&mut self) -> Vec<(OwnedKey, Summary)> {
-        let mut rows: Vec<(OwnedKey, Summary)> = self.rows.drain().collect();
+    fn sorted(&mut self) -> Vec<(OwnedKey, UrlSummary)> {
+        let mut rows: Vec<(OwnedKey, UrlSummary)> = self.rows.drain().collect();
         rows.sort_unstable_by(|a, b| a.0.key().cmp(&b.0.key()));
         self.bytes = 0;
         rows
@@ -176,8 +176,8 @@ impl SummaryTable {
 
     /// Writes every row, sorted by key, after the header; returns the number
     /// of rows written.
-    pub(crate) fn finish(mut self, out: &mut impl Write) -> Result<u64, MergeError> {
-        out.write_all(Summary::header().as_bytes())
+    pub(crate) fn finish(mut self, out: &mut dyn Write) -> Result<u64, MergeError> {
+        out.write_all(UrlSummary::header().as_bytes())
             .map_err(MergeError::Io)?;
         let last = self.sorted();
         let mut buf = Vec::new();
@@ -201,7 +201,7 @@ impl SummaryTable {
         for src in &mut sources {
             heads.push(src.next()?);
         }
-        let mut current: Option<(OwnedKey, Summary)> = None;
+        let mut current: Option<(OwnedKey, UrlSummary)> = None;
         loop {
             let mut min: Option<usize> = None;
             for (i, head) in heads.iter().enumerate() {
@@ -236,9 +236,9 @@ impl SummaryTable {
 
 fn write_row(
     k: &OwnedKey,
-    s: &Summary,
+    s: &UrlSummary,
     buf: &mut Vec<u8>,
-    out: &mut impl Write,
+    out: &mut dyn Write,
 ) -> Result<(), MergeError> {
     let key = k.key();
     buf.clear();
@@ -248,11 +248,11 @@ fn write_row(
 
 enum Source {
     Run(BufReader<File>, Vec<u8>, u64),
-    Memory(std::vec::IntoIter<(OwnedKey, Summary)>),
+    Memory(std::vec::IntoIter<(OwnedKey, UrlSummary)>),
 }
 
 impl Source {
-    fn next(&mut self) -> Result<Option<(OwnedKey, Summary)>, MergeError> {
+    fn next(&mut self) -> Result<Option<(OwnedKey, UrlSummary)>, MergeError> {
         match self {
             Source::Memory(it) => Ok(it.next()),
             Source::Run(r, line, n) => {
@@ -262,7 +262,7 @@ impl Source {
                 }
                 *n += 1;
                 let row = line.strip_suffix(b"\n").unwrap_or(line);
-                let (key, s) = Summary::parse_row(row).map_err(|reason| {
+                let (key, s) = UrlSummary::parse_row(row).map_err(|reason| {
                     MergeError::Row(SummaryFileError {
                         file: "(spilled run)".into(),
                         line: *n,
@@ -275,13 +275,17 @@ impl Source {
     }
 }
 
-/// Why merging failed.
+/// Why reading or merging summary files failed.
 #[derive(Debug)]
-pub(crate) enum MergeError {
+#[non_exhaustive]
+pub enum MergeError {
+    /// Reading an input or a temporary run, or writing the output, failed.
     Io(io::Error),
+    /// A row is not a summary row: the file, the line and why.
     Row(SummaryFileError),
     /// The file's first line is not a summary header.
     Header {
+        /// The input's name.
         file: String,
     },
 }
@@ -305,11 +309,11 @@ impl std::error::Error for MergeError {}
 pub(crate) fn for_each_row(
     mut input: impl BufRead,
     name: &str,
-    mut each: impl FnMut(Key<'_>, Summary) -> Result<(), MergeError>,
+    mut each: impl FnMut(Key<'_>, UrlSummary) -> Result<(), MergeError>,
 ) -> Result<(), MergeError> {
     let mut line = Vec::new();
     if input.read_until(b'\n', &mut line).map_err(MergeError::Io)? == 0
-        || line != Summary::header().as_bytes()
+        || line != UrlSummary::header().as_bytes()
     {
         return Err(MergeError::Header { file: name.into() });
     }
@@ -322,7 +326,7 @@ pub(crate) fn for_each_row(
         source.line += 1;
         let row = line.strip_suffix(b"\n").unwrap_or(&line);
         let row = row.strip_suffix(b"\r").unwrap_or(row);
-        let (key, s) = Summary::parse_row(row).map_err(|reason| {
+        let (key, s) = UrlSummary::parse_row(row).map_err(|reason| {
             MergeError::Row(SummaryFileError {
                 file: source.name.into(),
                 line: source.line,
@@ -403,7 +407,7 @@ mod tests {
         let text = String::from_utf8(whole).unwrap();
         let mut keys = Vec::new();
         for row in text.lines().skip(1) {
-            let (key, _) = Summary::parse_row(row.as_bytes()).unwrap();
+            let (key, _) = UrlSummary::parse_row(row.as_bytes()).unwrap();
             keys.push((key.host.to_vec(), key.url.to_vec(), key.window));
         }
         let mut sorted = keys.clone();
