@@ -228,6 +228,7 @@ mod ascii;
 pub mod canon;
 pub mod input;
 pub mod log;
+pub mod mine;
 mod output;
 pub mod pipeline;
 mod reject;

@@ -442,6 +442,15 @@ enum Command {
     },
     /// Print the man page (roff) to stdout: `canonurl man | man -l -`.
     Man,
+    /// Summarize logs per host, canonical URL and day, for `canonurl mine`
+    /// (`canonurl summarize --help`; it takes the main command's input
+    /// options, so it comes first on the command line).
+    Summarize {
+        /// The main command's input options and files, and `--window`,
+        /// `--merge`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<OsString>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -549,6 +558,10 @@ fn main() -> ExitCode {
             return ExitCode::from(EXIT_FATAL);
         }
     };
+    // `summarize` takes the main command's input options: it parses them itself.
+    if args.get(1).is_some_and(|a| a == "summarize") {
+        return cli::summarize::main(&config, args);
+    }
     let cli = match Cli::try_parse_from(cli::config::merge(&config, args)) {
         Ok(cli) => cli,
         Err(e) => {
@@ -754,6 +767,11 @@ fn subcommand(command: &Command) -> Result<u8, String> {
         Command::Man => clap_mangen::Man::new(cmd)
             .render(&mut text)
             .map_err(|e| format!("cannot render the man page: {e}"))?,
+        // `canonurl summarize` is read before clap (`main`); here only when
+        // options came before it.
+        Command::Summarize { .. } => {
+            return Err("summarize must come first: canonurl summarize [OPTIONS] [FILE]...".into())
+        }
     }
     let mut out = io::stdout().lock();
     let written = out.write_all(&text).and_then(|()| out.flush());

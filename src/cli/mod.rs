@@ -4,4 +4,5 @@
 
 pub mod config;
 pub mod inputs;
+pub mod summarize;
 pub mod term;

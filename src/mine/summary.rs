@@ -1,0 +1,576 @@
+//! One summary row: what the log says about one canonical URL of one host in
+//! one time window, in a form whose merge is exact.
+//!
+//! `canonurl summarize` writes these rows, `canonurl summarize --merge`
+//! merges them, and `canonurl mine` reads them (docs/mine.md). Every field is
+//! chosen so that summarizing the parts of a log and merging the parts'
+//! rows gives the same row, byte for byte, as summarizing the whole log:
+//!
+//! - counts (hits, responses per status class) are summed;
+//! - the largest 200 size is a maximum;
+//! - sizes of 200 responses and distinct clients are **bottom-k samples**:
+//!   the k values with the smallest hashes, each size with its exact count.
+//!   A value in the whole log's bottom k is in the bottom k of every part
+//!   that has it (fewer than k of that part's values can hash below it), so
+//!   its count survives every merge; values outside it are dropped the same
+//!   way in every order of merging. Because a size is kept by its hash, two
+//!   URLs that share a size are compared on the same sample (consistent
+//!   sampling), which is what the miner's evidence needs.
+//!
+//! The TSV form (one row per line, after the header of [`HEADER`]):
+//!
+//! ```text
+//! host  url  window  hits  s200 s301 s302 s303 s307 s308 s304 s404 s5xx other none  largest  sizes  clients
+//! ```
+//!
+//! `window` is the window's start in Unix seconds (`-` for records without a
+//! time), `sizes` is `size:count` pairs in increasing size, comma-separated
+//! (`-` for none), and `clients` the kept client hashes in hexadecimal,
+//! increasing (`-` for none). An empty `host` is a path-only URL.
+
+use std::fmt;
+
+use smallvec::SmallVec;
+use xxhash_rust::xxh64::xxh64;
+
+use crate::ascii;
+
+/// Sizes of 200 responses kept per row (bottom-k by hash).
+pub(crate) const SIZES_KEPT: usize = 16;
+/// Client hashes kept per row (bottom-k).
+pub(crate) const CLIENTS_KEPT: usize = 8;
+
+/// Seeds of the two hashes: any fixed values, different from each other and
+/// from `--key`'s, so the samples are independent of one another.
+const SIZE_SEED: u64 = 0x005e_ed0f_512e;
+const CLIENT_SEED: u64 = 0xc11e_9715;
+
+/// The status classes counted, in column order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StatusClass {
+    Ok200,
+    Moved301,
+    Found302,
+    SeeOther303,
+    Temporary307,
+    Permanent308,
+    NotModified304,
+    /// 404 and 410: the page is not there.
+    Gone,
+    /// 500 to 599.
+    ServerError,
+    /// Any other status.
+    Other,
+    /// The record logs no status (or `-`).
+    None,
+}
+
+impl StatusClass {
+    pub(crate) const COUNT: usize = 11;
+    /// Column names, in order.
+    const NAMES: [&'static str; Self::COUNT] = [
+        "s200", "s301", "s302", "s303", "s307", "s308", "s304", "s404", "s5xx", "other", "none",
+    ];
+
+    pub(crate) fn of(status: Option<u16>) -> StatusClass {
+        match status {
+            None => StatusClass::None,
+            Some(200) => StatusClass::Ok200,
+            Some(301) => StatusClass::Moved301,
+            Some(302) => StatusClass::Found302,
+            Some(303) => StatusClass::SeeOther303,
+            Some(307) => StatusClass::Temporary307,
+            Some(308) => StatusClass::Permanent308,
+            Some(304) => StatusClass::NotModified304,
+            Some(404 | 410) => StatusClass::Gone,
+            Some(500..=599) => StatusClass::ServerError,
+            Some(_) => StatusClass::Other,
+        }
+    }
+}
+
+/// A size of 200 responses and how many responses had it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SizeCount {
+    pub size: u64,
+    pub count: u64,
+}
+
+/// A kept size with its rank, so that an insert hashes only the new size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ranked {
+    rank: (u64, u64),
+    count: u64,
+}
+
+/// The order of the bottom-k samples: by hash, then by value, so that two
+/// values with one hash are still ordered the same way everywhere.
+fn size_rank(size: u64) -> (u64, u64) {
+    (xxh64(&size.to_le_bytes(), SIZE_SEED), size)
+}
+
+/// One summary row's values (its key, host, URL and window, is the table's).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct UrlSummary {
+    pub hits: u64,
+    pub status: [u64; StatusClass::COUNT],
+    /// The largest size of a 200 response (0: none).
+    pub largest: u64,
+    /// The bottom-k sample of 200 sizes, in increasing rank (`size_rank`).
+    sizes: SmallVec<[Ranked; 2]>,
+    /// The bottom-k sample of client hashes, increasing.
+    clients: SmallVec<[u64; 2]>,
+}
+
+impl UrlSummary {
+    /// Counts one record.
+    pub(crate) fn add(&mut self, status: Option<u16>, bytes: Option<u64>, client: Option<&[u8]>) {
+        self.hits += 1;
+        let class = StatusClass::of(status);
+        self.status[class as usize] += 1;
+        // A 200 with no body (HEAD, or `-`) says nothing about the page's size.
+        if let (StatusClass::Ok200, Some(size @ 1..)) = (class, bytes) {
+            self.largest = self.largest.max(size);
+            self.add_size(size, 1);
+        }
+        if let Some(client) = client.filter(|c| !c.is_empty() && *c != b"-") {
+            self.add_client(xxh64(client, CLIENT_SEED));
+        }
+    }
+
+    fn add_size(&mut self, size: u64, count: u64) {
+        let rank = size_rank(size);
+        match self.sizes.binary_search_by(|s| s.rank.cmp(&rank)) {
+            Ok(i) => self.sizes[i].count += count,
+            Err(i) if i < SIZES_KEPT => {
+                self.sizes.insert(i, Ranked { rank, count });
+                self.sizes.truncate(SIZES_KEPT);
+            }
+            Err(_) => {}
+        }
+    }
+
+    fn add_client(&mut self, hash: u64) {
+        if let Err(i) = self.clients.binary_search(&hash) {
+            if i < CLIENTS_KEPT {
+                self.clients.insert(i, hash);
+                self.clients.truncate(CLIENTS_KEPT);
+            }
+        }
+    }
+
+    /// Adds `other`'s counts and samples to this row's (the rows of one key).
+    pub(crate) fn merge(&mut self, other: &UrlSummary) {
+        self.hits += other.hits;
+        for (a, b) in self.status.iter_mut().zip(other.status) {
+            *a += b;
+        }
+        self.largest = self.largest.max(other.largest);
+        for s in &other.sizes {
+            self.add_size(s.rank.1, s.count);
+        }
+        for &c in &other.clients {
+            self.add_client(c);
+        }
+    }
+
+    /// The kept sizes of 200 responses, in increasing size.
+    pub(crate) fn sizes(&self) -> impl Iterator<Item = SizeCount> + '_ {
+        let mut v: SmallVec<[SizeCount; 4]> = self
+            .sizes
+            .iter()
+            .map(|s| SizeCount {
+                size: s.rank.1,
+                count: s.count,
+            })
+            .collect();
+        v.sort_unstable_by_key(|s| s.size);
+        v.into_iter()
+    }
+
+    /// Distinct 200 sizes: exact below [`SIZES_KEPT`], estimated above.
+    #[allow(dead_code)] // read by the miner (docs/mine.md, build order step 3)
+    pub(crate) fn distinct_sizes(&self) -> u64 {
+        estimate(
+            self.sizes.len(),
+            SIZES_KEPT,
+            self.sizes.last().map(|s| s.rank.0),
+        )
+    }
+
+    /// Distinct clients: exact below [`CLIENTS_KEPT`], estimated above.
+    #[allow(dead_code)] // read by the miner (docs/mine.md, build order step 3)
+    pub(crate) fn distinct_clients(&self) -> u64 {
+        estimate(
+            self.clients.len(),
+            CLIENTS_KEPT,
+            self.clients.last().copied(),
+        )
+    }
+
+    /// The column names of a summary file, tab-separated, with its line end.
+    pub(crate) fn header() -> String {
+        let mut h = String::from("host\turl\twindow\thits");
+        for name in StatusClass::NAMES {
+            h.push('\t');
+            h.push_str(name);
+        }
+        h.push_str("\tlargest\tsizes\tclients\n");
+        h
+    }
+
+    /// Appends the row (key and values) to `out`, with its line end.
+    pub(crate) fn write_row(
+        &self,
+        host: &[u8],
+        url: &[u8],
+        window: Option<i64>,
+        out: &mut Vec<u8>,
+    ) {
+        let mut num = itoa::Buffer::new();
+        out.extend_from_slice(host);
+        out.push(b'\t');
+        out.extend_from_slice(url);
+        out.push(b'\t');
+        match window {
+            Some(w) => out.extend_from_slice(num.format(w).as_bytes()),
+            None => out.push(b'-'),
+        }
+        for n in std::iter::once(self.hits).chain(self.status) {
+            out.push(b'\t');
+            out.extend_from_slice(num.format(n).as_bytes());
+        }
+        out.push(b'\t');
+        out.extend_from_slice(num.format(self.largest).as_bytes());
+        out.push(b'\t');
+        if self.sizes.is_empty() {
+            out.push(b'-');
+        }
+        for (i, s) in self.sizes().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(num.format(s.size).as_bytes());
+            out.push(b':');
+            out.extend_from_slice(num.format(s.count).as_bytes());
+        }
+        out.push(b'\t');
+        if self.clients.is_empty() {
+            out.push(b'-');
+        }
+        for (i, c) in self.clients.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(format!("{c:016x}").as_bytes());
+        }
+        out.push(b'\n');
+    }
+
+    /// Reads one row (without its line end): its key and values.
+    pub(crate) fn parse_row(line: &[u8]) -> Result<(Key<'_>, UrlSummary), RowError> {
+        let mut cells = line.split(|&b| b == b'\t');
+        let mut next = |column: &'static str| cells.next().ok_or(RowError::Missing(column));
+        let host = next("host")?;
+        let url = next("url")?;
+        let window = match next("window")? {
+            b"-" => None,
+            w => Some(parse_i64(w).ok_or(RowError::Bad("window"))?),
+        };
+        let mut s = UrlSummary {
+            hits: parse_num(next("hits")?, "hits")?,
+            ..UrlSummary::default()
+        };
+        for (i, name) in StatusClass::NAMES.iter().enumerate() {
+            s.status[i] = parse_num(next(name)?, name)?;
+        }
+        s.largest = parse_num(next("largest")?, "largest")?;
+        let sizes = next("sizes")?;
+        if sizes != b"-" {
+            for pair in sizes.split(|&b| b == b',') {
+                let colon = memchr::memchr(b':', pair).ok_or(RowError::Bad("sizes"))?;
+                let size = parse_num(&pair[..colon], "sizes")?;
+                let count = parse_num(&pair[colon + 1..], "sizes")?;
+                if size == 0 || count == 0 || s.sizes.len() == SIZES_KEPT {
+                    return Err(RowError::Bad("sizes"));
+                }
+                s.add_size(size, count);
+            }
+        }
+        let clients = next("clients")?;
+        if clients != b"-" {
+            for hex in clients.split(|&b| b == b',') {
+                if hex.len() != 16 || s.clients.len() == CLIENTS_KEPT {
+                    return Err(RowError::Bad("clients"));
+                }
+                let c = std::str::from_utf8(hex)
+                    .ok()
+                    .and_then(|h| u64::from_str_radix(h, 16).ok())
+                    .ok_or(RowError::Bad("clients"))?;
+                s.add_client(c);
+            }
+        }
+        if cells.next().is_some() {
+            return Err(RowError::Extra);
+        }
+        if s.status.iter().sum::<u64>() != s.hits
+            || s.sizes.iter().map(|z| z.count).sum::<u64>() > s.status[0]
+        {
+            return Err(RowError::Inconsistent);
+        }
+        Ok((Key { host, url, window }, s))
+    }
+}
+
+/// A summary row's key: host, URL, window start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Key<'a> {
+    pub host: &'a [u8],
+    pub url: &'a [u8],
+    pub window: Option<i64>,
+}
+
+/// Why a summary row could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RowError {
+    /// The row ends before this column.
+    Missing(&'static str),
+    /// This column's value is not what the format allows.
+    Bad(&'static str),
+    /// The row has more columns than the format.
+    Extra,
+    /// The status counts do not add up to the hits, or the sizes' counts
+    /// exceed the 200 responses.
+    Inconsistent,
+}
+
+impl fmt::Display for RowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RowError::Missing(c) => write!(f, "the row ends before its '{c}' column"),
+            RowError::Bad(c) => write!(f, "bad '{c}' value"),
+            RowError::Extra => f.write_str("more columns than a summary row has"),
+            RowError::Inconsistent => f.write_str(
+                "the status counts do not add up to the hits, or the sizes' counts exceed the 200s",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RowError {}
+
+fn parse_num(digits: &[u8], column: &'static str) -> Result<u64, RowError> {
+    ascii::parse_u64(digits).ok_or(RowError::Bad(column))
+}
+
+fn parse_i64(digits: &[u8]) -> Option<i64> {
+    match digits.split_first() {
+        Some((b'-', rest)) => ascii::parse_u64(rest).and_then(|n| 0i64.checked_sub_unsigned(n)),
+        _ => ascii::parse_u64(digits).and_then(|n| i64::try_from(n).ok()),
+    }
+}
+
+/// The number of distinct values behind a bottom-k sample of `kept` values
+/// whose largest hash is `max_hash`: exact while the sample is not full,
+/// else the usual `(k - 1) / (max_hash / 2^64)` estimate.
+#[allow(dead_code)] // read by the miner (docs/mine.md, build order step 3)
+fn estimate(kept: usize, k: usize, max_hash: Option<u64>) -> u64 {
+    match max_hash {
+        Some(h) if kept == k => {
+            let fraction = (h as f64 + 1.0) / 18_446_744_073_709_551_616.0;
+            ((k - 1) as f64 / fraction).round() as u64
+        }
+        _ => kept as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift), so the tests need no crate.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    type Record = (Option<u16>, Option<u64>, Vec<u8>);
+
+    fn records(rng: &mut Rng, n: usize, sizes: u64, clients: u64) -> Vec<Record> {
+        const STATUSES: [u16; 9] = [200, 200, 200, 304, 301, 404, 503, 418, 200];
+        (0..n)
+            .map(|_| {
+                let status = (rng.below(20) != 0).then(|| STATUSES[rng.below(9) as usize]);
+                let bytes = (rng.below(10) != 0).then(|| 1000 + rng.below(sizes));
+                let client = format!("10.0.{}.{}", rng.below(clients), rng.below(3)).into_bytes();
+                (status, bytes, client)
+            })
+            .collect()
+    }
+
+    fn summarize(recs: &[Record]) -> UrlSummary {
+        let mut s = UrlSummary::default();
+        for (status, bytes, client) in recs {
+            s.add(*status, *bytes, Some(client));
+        }
+        s
+    }
+
+    #[test]
+    fn merging_the_parts_gives_the_summary_of_the_whole() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for round in 0..200 {
+            // Few sizes (all kept) in some rounds, many (sampled) in others.
+            let sizes = [1, 3, 15, 16, 17, 40, 500][round % 7];
+            let n = 1 + rng.below(300) as usize;
+            let clients = 1 + rng.below(30);
+            let recs = records(&mut rng, n, sizes, clients);
+            let whole = summarize(&recs);
+            // Cut into up to 5 parts at random places, merged in a random order.
+            let mut cuts: Vec<usize> = (0..rng.below(5))
+                .map(|_| rng.below(n as u64 + 1) as usize)
+                .collect();
+            cuts.push(0);
+            cuts.push(n);
+            cuts.sort_unstable();
+            let mut parts: Vec<UrlSummary> = cuts
+                .windows(2)
+                .map(|w| summarize(&recs[w[0]..w[1]]))
+                .collect();
+            let mut merged = UrlSummary::default();
+            while !parts.is_empty() {
+                let i = rng.below(parts.len() as u64) as usize;
+                merged.merge(&parts.swap_remove(i));
+            }
+            assert_eq!(merged, whole, "round {round}");
+        }
+    }
+
+    #[test]
+    fn kept_sizes_have_their_exact_counts() {
+        let mut rng = Rng(42);
+        let recs = records(&mut rng, 5_000, 200, 50);
+        let s = summarize(&recs);
+        assert_eq!(s.sizes.len(), SIZES_KEPT);
+        for kept in s.sizes() {
+            let exact = recs
+                .iter()
+                .filter(|(st, b, _)| *st == Some(200) && *b == Some(kept.size))
+                .count() as u64;
+            assert_eq!(kept.count, exact, "size {}", kept.size);
+        }
+        // The kept ones are the smallest hashes of all the 200 sizes.
+        let mut all: Vec<u64> = recs
+            .iter()
+            .filter(|(st, _, _)| *st == Some(200))
+            .filter_map(|(_, b, _)| *b)
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all.sort_unstable_by_key(|&z| size_rank(z));
+        let mut want: Vec<u64> = all[..SIZES_KEPT].to_vec();
+        want.sort_unstable();
+        assert_eq!(s.sizes().map(|z| z.size).collect::<Vec<_>>(), want);
+        // 200 distinct sizes at most; the estimate is in the right range.
+        let est = s.distinct_sizes();
+        assert!((60..=600).contains(&est), "estimate {est} of {}", all.len());
+        assert_eq!(s.largest, *all.iter().max().unwrap());
+    }
+
+    #[test]
+    fn counts_by_status_class() {
+        let mut s = UrlSummary::default();
+        for st in [
+            Some(200),
+            Some(301),
+            Some(410),
+            Some(404),
+            Some(502),
+            Some(418),
+            None,
+            Some(304),
+        ] {
+            s.add(st, Some(10), None);
+        }
+        assert_eq!(s.hits, 8);
+        assert_eq!(s.status, [1, 1, 0, 0, 0, 0, 1, 2, 1, 1, 1]);
+        // Only the 200's size is a page size.
+        assert_eq!(
+            s.sizes().collect::<Vec<_>>(),
+            vec![SizeCount { size: 10, count: 1 }]
+        );
+        // An empty 200 (HEAD, `-`) is no size; `-` and empty clients are none.
+        s.add(Some(200), Some(0), Some(b"-"));
+        s.add(Some(200), None, Some(b""));
+        assert_eq!(s.sizes().count(), 1);
+        assert_eq!(s.distinct_clients(), 0);
+    }
+
+    #[test]
+    fn rows_read_back_as_written() {
+        let mut rng = Rng(7);
+        let mut out = Vec::new();
+        let mut want = Vec::new();
+        for i in 0..100 {
+            let recs = records(&mut rng, 1 + i * 3, [2, 30][i % 2], 20);
+            let s = summarize(&recs);
+            let host = if i % 7 == 0 { "" } else { "example.com" };
+            let url = format!("https://example.com/page/{i}?a=1");
+            let window = [None, Some(1_790_812_800), Some(-86_400)][i % 3];
+            out.clear();
+            s.write_row(host.as_bytes(), url.as_bytes(), window, &mut out);
+            assert_eq!(out.last(), Some(&b'\n'));
+            let (key, back) = UrlSummary::parse_row(&out[..out.len() - 1]).unwrap();
+            assert_eq!(
+                (key.host, key.url, key.window),
+                (host.as_bytes(), url.as_bytes(), window)
+            );
+            assert_eq!(back, s);
+            want.push(s);
+        }
+        assert_eq!(
+            UrlSummary::header().matches('\t').count() + 1,
+            3 + 1 + StatusClass::COUNT + 3
+        );
+    }
+
+    #[test]
+    fn bad_rows_are_errors_that_name_the_column() {
+        let mut good = Vec::new();
+        let mut s = UrlSummary::default();
+        s.add(Some(200), Some(512), Some(b"1.2.3.4"));
+        s.write_row(b"h", b"https://h/", Some(0), &mut good);
+        good.pop();
+        let good = String::from_utf8(good).unwrap();
+        assert!(UrlSummary::parse_row(good.as_bytes()).is_ok());
+        let cases: &[(String, RowError)] = &[
+            (good.replacen("\t0\t", "\tx\t", 1), RowError::Bad("window")),
+            (
+                good.rsplit_once('\t').unwrap().0.to_owned(),
+                RowError::Missing("clients"),
+            ),
+            (format!("{good}\textra"), RowError::Extra),
+            (good.replace("512:1", "512:x"), RowError::Bad("sizes")),
+            (good.replace("512:1", "512:2"), RowError::Inconsistent),
+            (
+                good.replacen("\t1\t1\t", "\t2\t1\t", 1),
+                RowError::Inconsistent,
+            ),
+        ];
+        for (row, err) in cases {
+            assert_eq!(
+                UrlSummary::parse_row(row.as_bytes()).unwrap_err(),
+                *err,
+                "{row}"
+            );
+        }
+    }
+}
