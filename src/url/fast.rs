@@ -4,11 +4,11 @@
 //! Most URLs in real logs and crawls are already canonical. This pass accepts
 //! only inputs whose canonical form is the input itself: each component is
 //! scanned sixteen bytes a step ([`find_with`], with SSSE3 where the CPU has
-//! it) for the bytes that could need a change (upper case in the host, a dot
-//! segment, a byte to percent-encode, userinfo, an IP address, an escape the
-//! `rfc3986` profile would rewrite or a byte it would escape, ...), and at
-//! the first one it returns
-//! `None`; the general parser then starts over. Returning `None` is always
+//! it; thirty-two with AVX2) for the bytes that could need a change (upper
+//! case in the host, a dot segment, a byte to percent-encode, userinfo, an
+//! IP address, an escape the `rfc3986` profile would rewrite or a byte it
+//! would escape, ...), and at the first one it returns `None`; the general
+//! parser then starts over. Returning `None` is always
 //! safe, so the checks err on the side of caution. `tests/random.rs` checks
 //! that both paths give the same bytes and parts on every input (a leading
 //! space keeps an input off this path).
@@ -67,51 +67,25 @@ fn escapes<const STRICT: bool>(input: &[u8], mut i: usize, lower: &mut bool) -> 
 /// and whether the output is the input (with `strict_escapes`, an input
 /// whose only change is the case of escapes' hex digits is taken too).
 ///
-/// Inlined, and the job returns only the offsets it found: returning `Parts`
-/// from the job and then from here copied it twice (about 25 instructions per
-/// URL on `kasztp.txt`, `benches/instructions.sh`).
-#[inline]
+/// Always inlined: the caller's only call is then the engine's function
+/// ([`dispatch`]), which scans, copies and returns the parts itself. This
+/// function was a call of its own between them, which took the offsets back
+/// and copied: that layer, its register saves and the offsets' trip through
+/// memory cost about 25 instructions per URL on `kasztp.txt` (whatwg 291
+/// before, 267 after, with the copy made first, see `Fast::run`, and
+/// `Canonicalizer::canonicalize_into` inlined; `benches/guard.sh`).
+#[inline(always)]
 pub fn canonical_http(
     input: &[u8],
     strict_escapes: bool,
     out: &mut Vec<u8>,
 ) -> Option<(Parts, bool)> {
-    // Request targets (`/path`) are most of what logs hold: turned away
-    // here, before the engine dispatch and the job's setup (79 instructions
-    // per line of the generated combined log).
-    let found = dispatch(Fast {
+    dispatch(Fast {
         input,
         strict_escapes,
         target: false,
-    })?;
-    // Copied here rather than in the job, where `extend_from_slice` was not
-    // inlined. `found` is read after the copy (through `black_box`), from
-    // where the job left it: read before, its six offsets had to be saved
-    // around the `memcpy` call.
-    let found = std::hint::black_box(&found);
-    out.extend_from_slice(input);
-    if found.lower_hex {
-        let path = out.len() - input.len() + found.path_start as usize;
-        upper_case_escapes(&mut out[path..]);
-    }
-    let after_scheme = found.scheme_end + 3;
-    let parts = Parts {
-        scheme_end: found.scheme_end,
-        username_start: after_scheme,
-        username_end: after_scheme,
-        password_start: after_scheme,
-        password_end: after_scheme,
-        host_start: after_scheme,
-        host_end: found.host_end,
-        port: found.port,
-        path_start: found.path_start,
-        query_start: found.query_start,
-        fragment_start: found.fragment_start,
-        len: input.len() as u32,
-        special: true,
-        opaque_path: false,
-    };
-    Some((parts, !found.lower_hex))
+        out,
+    })
 }
 
 /// If `input` is an origin-form request target (`/path?query`) that
@@ -124,25 +98,12 @@ pub fn canonical_target(
     strict_escapes: bool,
     out: &mut Vec<u8>,
 ) -> Option<(Parts, bool)> {
-    let found = dispatch(Fast {
+    dispatch(Fast {
         input,
         strict_escapes,
         target: true,
-    })?;
-    out.extend_from_slice(input);
-    if found.lower_hex {
-        let at = out.len() - input.len();
-        upper_case_escapes(&mut out[at..]);
-    }
-    let parts = Parts {
-        path_start: 0,
-        query_start: found.query_start,
-        fragment_start: found.fragment_start,
-        len: input.len() as u32,
-        special: true,
-        ..Parts::default()
-    };
-    Some((parts, !found.lower_hex))
+        out,
+    })
 }
 
 /// Upper-cases the hex digits of every escape in `bytes` (a path, query and
@@ -197,6 +158,8 @@ struct Fast<'a> {
     strict_escapes: bool,
     /// A request target, not a URL.
     target: bool,
+    /// Where a canonical input is copied.
+    out: &'a mut Vec<u8>,
 }
 
 /// What [`Fast`] found: the offsets that [`Parts`] takes from the input (a
@@ -214,17 +177,81 @@ struct Found {
 }
 
 impl Job for Fast<'_> {
-    type Output = Option<Found>;
+    type Output = Option<(Parts, bool)>;
     #[inline(always)]
-    fn run<C: Chunk>(self, chunk: C) -> Option<Found> {
-        // One copy per profile kind: the escape checks are then decided at
-        // compile time instead of at every `%` and every path run.
-        match (self.target, self.strict_escapes) {
-            (false, false) => http::<false, C>(chunk, self.input),
-            (false, true) => http::<true, C>(chunk, self.input),
-            (true, false) => target::<false, C>(chunk, self.input),
-            (true, true) => target::<true, C>(chunk, self.input),
+    fn run<C: Chunk>(self, chunk: C) -> Option<(Parts, bool)> {
+        let start = self.out.len();
+        if self.target {
+            // Request targets are copied after the scan: many are not
+            // canonical (in the generated combined log), and a copy taken
+            // back costs more than the offsets' moves around a late one.
+            let found = if self.strict_escapes {
+                target::<true, C>(chunk, self.input)
+            } else {
+                target::<false, C>(chunk, self.input)
+            }?;
+            self.out.extend_from_slice(self.input);
+            return Some(found.finish(self.input, &mut self.out[start..]));
         }
+        // URLs are copied first, taken back if not canonical: copied last,
+        // the scan's offsets had to be kept around the `memcpy` call
+        // (register moves and stack slots, about 40 instructions per URL on
+        // `kasztp.txt`), and most URLs are taken.
+        self.out.extend_from_slice(self.input);
+        // One copy per profile: the escape checks are then decided at
+        // compile time instead of at every `%` and every path run.
+        let found = if self.strict_escapes {
+            http::<true, C>(chunk, self.input)
+        } else {
+            http::<false, C>(chunk, self.input)
+        };
+        let Some(found) = found else {
+            self.out.truncate(start);
+            return None;
+        };
+        Some(found.finish(self.input, &mut self.out[start..]))
+    }
+}
+
+impl Found {
+    /// The parts of the input the offsets were found in, now copied to
+    /// `copy` (its escapes upper-cased there when `lower_hex`), and whether
+    /// the copy is the input.
+    #[inline(always)]
+    fn finish(self, input: &[u8], copy: &mut [u8]) -> (Parts, bool) {
+        if self.lower_hex {
+            upper_case_escapes(&mut copy[self.path_start as usize..]);
+        }
+        let parts = if self.scheme_end == ABSENT {
+            // A request target: path at 0, no scheme or host.
+            Parts {
+                path_start: 0,
+                query_start: self.query_start,
+                fragment_start: self.fragment_start,
+                len: input.len() as u32,
+                special: true,
+                ..Parts::default()
+            }
+        } else {
+            let after_scheme = self.scheme_end + 3;
+            Parts {
+                scheme_end: self.scheme_end,
+                username_start: after_scheme,
+                username_end: after_scheme,
+                password_start: after_scheme,
+                password_end: after_scheme,
+                host_start: after_scheme,
+                host_end: self.host_end,
+                port: self.port,
+                path_start: self.path_start,
+                query_start: self.query_start,
+                fragment_start: self.fragment_start,
+                len: input.len() as u32,
+                special: true,
+                opaque_path: false,
+            }
+        };
+        (parts, !self.lower_hex)
     }
 }
 

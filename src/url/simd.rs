@@ -12,16 +12,24 @@
 //!   lookups, one by each nibble of the byte, whatever the set. The fast path
 //!   ([`dispatch`]) runs with it; with it, `kasztp.txt` costs about 60 fewer
 //!   instructions per URL than with SSE2 (`benches/instructions.sh`).
-//! - [`Table`] everywhere else: the set's 256-entry table, a byte at a time.
+//! - [`Avx2`], chosen at run time before SSSE3 when the CPU has AVX2: the
+//!   same two lookups on thirty-two bytes at once, so that a search on an
+//!   input of 32 bytes or more goes 32 bytes a step (and a component that
+//!   ends within the input's last 32 bytes takes one step); shorter inputs
+//!   are classified with the SSSE3 lookups (in the AVX encoding).
+//! - [`Table`] everywhere else: the set's 256-entry table, a byte at a time,
+//!   read where the table is stored (it is not copied per byte).
 //!
 //! The search algorithms are written once over [`Chunk`]. Each set's table
 //! and nibble tables are derived from the same definition, and tests check
 //! every engine against the table for every byte value at every position.
 //!
 //! This module holds the crate's only `unsafe`: calls of the SSE2 functions,
-//! whose one requirement (the CPU has SSE2) the `cfg` around them proves, and
-//! of the SSSE3 functions, which only an [`Ssse3`] value, made after the CPU
-//! was found to have SSSE3, can reach.
+//! whose one requirement (the CPU has SSE2) the `cfg` around them proves,
+//! of the SSSE3 functions, which only an [`Ssse3`] or [`Avx2`] value, made
+//! after the CPU was found to have SSSE3, can reach, of the AVX2 functions,
+//! which only an [`Avx2`] value can reach, and the AVX2 engine's unaligned
+//! load of 32 bytes from a `&[u8; 32]`.
 #![allow(unsafe_code)]
 
 /// A set of bytes to search for.
@@ -153,10 +161,42 @@ const fn table(below: u8, bytes: &[u8], all_but_lower_alnum: bool) -> [bool; 256
 /// One way to classify sixteen bytes at once: a bit per byte, bit `k` for
 /// `chunk[k]`.
 pub trait Chunk: Copy {
+    /// Whether the searches go 32 bytes a step (with [`members_wide`] and
+    /// [`path_bits_wide`]) on inputs of 32 bytes or more: true when one
+    /// instruction classifies 32 bytes (AVX2).
+    ///
+    /// [`members_wide`]: Chunk::members_wide
+    /// [`path_bits_wide`]: Chunk::path_bits_wide
+    const WIDE: bool = false;
     /// The bytes of `chunk` in `S`.
     fn members<S: ByteSet>(self, chunk: &[u8; 16]) -> u32;
     /// For a path chunk: (members of `S`, `.` or `%`, `/`).
     fn path_bits<S: ByteSet>(self, chunk: &[u8; 16]) -> (u32, u32, u32);
+    /// [`members`](Chunk::members) of thirty-two bytes: by default, of each
+    /// half.
+    #[inline(always)]
+    fn members_wide<S: ByteSet>(self, chunk: &[u8; 32]) -> u32 {
+        let (lo, hi) = halves(chunk);
+        self.members::<S>(lo) | self.members::<S>(hi) << 16
+    }
+    /// [`path_bits`](Chunk::path_bits) of thirty-two bytes: by default, of
+    /// each half.
+    #[inline(always)]
+    fn path_bits_wide<S: ByteSet>(self, chunk: &[u8; 32]) -> (u32, u32, u32) {
+        let (lo, hi) = halves(chunk);
+        let (a, b) = (self.path_bits::<S>(lo), self.path_bits::<S>(hi));
+        (a.0 | b.0 << 16, a.1 | b.1 << 16, a.2 | b.2 << 16)
+    }
+}
+
+/// The two sixteen-byte halves of `chunk`.
+#[inline(always)]
+fn halves(chunk: &[u8; 32]) -> (&[u8; 16], &[u8; 16]) {
+    let (lo, hi) = chunk.split_at(16);
+    (
+        lo.try_into().expect("16 bytes"),
+        hi.try_into().expect("16 bytes"),
+    )
 }
 
 /// The table engine: a byte at a time (targets without SSE2; the tests'
@@ -239,6 +279,48 @@ impl Chunk for Ssse3 {
     }
 }
 
+/// The AVX2 engine. A value exists only when the CPU has AVX2 and SSSE3:
+/// the field is private and [`Avx2::detect`] is the only constructor. Its
+/// sixteen-byte steps (inputs shorter than 32 bytes) are the SSSE3 engine's.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub struct Avx2(Ssse3);
+
+#[cfg(target_arch = "x86_64")]
+impl Avx2 {
+    /// `Some` when the CPU has AVX2 and SSSE3 (std caches the answer; every
+    /// CPU with AVX2 has SSSE3, but that is checked rather than assumed).
+    #[inline(always)]
+    pub fn detect() -> Option<Avx2> {
+        let ssse3 = Ssse3::detect()?;
+        std::arch::is_x86_feature_detected!("avx2").then_some(Avx2(ssse3))
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Chunk for Avx2 {
+    const WIDE: bool = true;
+    #[inline(always)]
+    fn members<S: ByteSet>(self, chunk: &[u8; 16]) -> u32 {
+        self.0.members::<S>(chunk)
+    }
+    #[inline(always)]
+    fn path_bits<S: ByteSet>(self, chunk: &[u8; 16]) -> (u32, u32, u32) {
+        self.0.path_bits::<S>(chunk)
+    }
+    #[inline(always)]
+    fn members_wide<S: ByteSet>(self, chunk: &[u8; 32]) -> u32 {
+        // SAFETY: `avx2::members` requires AVX2; `self` exists only if
+        // `Avx2::detect` found it.
+        unsafe { avx2::members::<S>(chunk) }
+    }
+    #[inline(always)]
+    fn path_bits_wide<S: ByteSet>(self, chunk: &[u8; 32]) -> (u32, u32, u32) {
+        // SAFETY: as above.
+        unsafe { avx2::path_bits::<S>(chunk) }
+    }
+}
+
 /// Work that runs with the best [`Chunk`] engine the CPU has: see [`dispatch`].
 pub trait Job {
     /// What the work returns.
@@ -248,13 +330,18 @@ pub trait Job {
     fn run<C: Chunk>(self, chunk: C) -> Self::Output;
 }
 
-/// Runs `job` with SSSE3 when the CPU has it, else with SSE2 (`x86_64`), or
-/// with the table (other targets). The choice is std's cached CPU check:
-/// release builds target the baseline CPU, not the build machine.
+/// Runs `job` with AVX2 when the CPU has it, else SSSE3, else SSE2
+/// (`x86_64`), or with the table (other targets). The choice is std's cached
+/// CPU check (a load and a test per call): release builds target the
+/// baseline CPU, not the build machine.
 #[inline(always)]
 pub fn dispatch<J: Job>(job: J) -> J::Output {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
+        if let Some(engine) = Avx2::detect() {
+            // SAFETY: `with_avx2` requires AVX2, which `engine` proves.
+            return unsafe { avx2::with_avx2(job, engine) };
+        }
         if let Some(engine) = Ssse3::detect() {
             // SAFETY: `with_ssse3` requires SSSE3, which `engine` proves.
             return unsafe { ssse3::with_ssse3(job, engine) };
@@ -294,36 +381,89 @@ pub fn members<S: ByteSet>(chunk: &[u8; 16]) -> u32 {
 
 /// [`find`] with the engine `chunk`.
 #[inline(always)]
-pub fn find_with<S: ByteSet, C: Chunk>(chunk: C, input: &[u8], mut i: usize) -> usize {
-    // With `last` computed once, the loop test is one compare (a
-    // `get(i..)` and `first_chunk` test cost several per call).
-    let Some(last) = input.len().checked_sub(16) else {
-        return find_scalar::<S>(input, i);
-    };
-    while i <= last {
-        let hits = chunk.members::<S>(chunk_at(input, i));
-        if hits != 0 {
-            return i + hits.trailing_zeros() as usize;
-        }
-        i += 16;
+pub fn find_with<S: ByteSet, C: Chunk>(chunk: C, input: &[u8], i: usize) -> usize {
+    if C::WIDE && input.len() >= Wide::W {
+        return first_hit::<S, C, Wide>(chunk, input, i);
     }
-    if i >= input.len() {
-        return i;
+    if input.len() >= Narrow::W {
+        return first_hit::<S, C, Narrow>(chunk, input, i);
     }
-    // Fewer than 16 bytes left: look at the input's last 16 bytes again
-    // and drop the lanes before `i`.
-    let hits = chunk.members::<S>(chunk_at(input, last)) >> (i - last);
-    if hits != 0 {
-        i + hits.trailing_zeros() as usize
-    } else {
-        input.len()
+    find_scalar::<S>(input, i)
+}
+
+/// How many bytes a search looks at in one step, and how. (Methods, not
+/// closures: a closure is a function of its own, without the engine's
+/// target features, and was left out of line, a call per step.)
+trait Step {
+    /// Bytes per step.
+    const W: usize;
+    /// [`Chunk::members`] of the `W` bytes at `at` (`at + W <= input.len()`).
+    fn members<S: ByteSet, C: Chunk>(chunk: C, input: &[u8], at: usize) -> u32;
+    /// [`Chunk::path_bits`] of the `W` bytes at `at`.
+    fn path_bits<S: ByteSet, C: Chunk>(chunk: C, input: &[u8], at: usize) -> (u32, u32, u32);
+}
+
+/// Sixteen bytes a step.
+struct Narrow;
+impl Step for Narrow {
+    const W: usize = 16;
+    #[inline(always)]
+    fn members<S: ByteSet, C: Chunk>(chunk: C, input: &[u8], at: usize) -> u32 {
+        chunk.members::<S>(window(input, at))
+    }
+    #[inline(always)]
+    fn path_bits<S: ByteSet, C: Chunk>(chunk: C, input: &[u8], at: usize) -> (u32, u32, u32) {
+        chunk.path_bits::<S>(window(input, at))
     }
 }
 
-/// The sixteen bytes at `at` (`at + 16 <= input.len()`).
+/// Thirty-two bytes a step (for engines with [`Chunk::WIDE`]).
+struct Wide;
+impl Step for Wide {
+    const W: usize = 32;
+    #[inline(always)]
+    fn members<S: ByteSet, C: Chunk>(chunk: C, input: &[u8], at: usize) -> u32 {
+        chunk.members_wide::<S>(window(input, at))
+    }
+    #[inline(always)]
+    fn path_bits<S: ByteSet, C: Chunk>(chunk: C, input: &[u8], at: usize) -> (u32, u32, u32) {
+        chunk.path_bits_wide::<S>(window(input, at))
+    }
+}
+
+/// [`find_with`] on an input of at least `T::W` bytes, `T::W` a step: the
+/// first index `j >= i` of a byte of `S`, or `input.len()` (`i` when `i`
+/// is past the end).
 #[inline(always)]
-fn chunk_at(input: &[u8], at: usize) -> &[u8; 16] {
-    input[at..at + 16].try_into().expect("16 bytes")
+fn first_hit<S: ByteSet, C: Chunk, T: Step>(chunk: C, input: &[u8], mut i: usize) -> usize {
+    // With `last` computed once, the loop test is one compare (a
+    // `get(i..)` and `first_chunk` test cost several per call).
+    let len = input.len();
+    let last = len - T::W;
+    while i <= last {
+        let hits = T::members::<S, C>(chunk, input, i);
+        if hits != 0 {
+            return i + hits.trailing_zeros() as usize;
+        }
+        i += T::W;
+    }
+    if i >= len {
+        return i;
+    }
+    // Fewer than W bytes left: look at the input's last W bytes again and
+    // drop the lanes before `i`.
+    let hits = T::members::<S, C>(chunk, input, last) >> (i - last);
+    if hits != 0 {
+        i + hits.trailing_zeros() as usize
+    } else {
+        len
+    }
+}
+
+/// The `W` bytes at `at` (`at + W <= input.len()`).
+#[inline(always)]
+fn window<const W: usize>(input: &[u8], at: usize) -> &[u8; W] {
+    input[at..at + W].try_into().expect("W bytes")
 }
 
 /// The first index `j >= i` where a run of plain path bytes ends: a byte of
@@ -345,6 +485,23 @@ pub fn find_path_run<S: ByteSet>(input: &[u8], i: usize, seg: usize) -> usize {
 pub fn find_path_run_with<S: ByteSet, C: Chunk>(
     chunk: C,
     input: &[u8],
+    i: usize,
+    seg: usize,
+) -> usize {
+    if C::WIDE && input.len() >= Wide::W {
+        return path_run::<S, C, Wide>(chunk, input, i, seg);
+    }
+    if input.len() >= Narrow::W {
+        return path_run::<S, C, Narrow>(chunk, input, i, seg);
+    }
+    find_path_run_scalar::<S>(input, i, seg)
+}
+
+/// [`find_path_run`] on an input of at least `T::W` bytes, `T::W` a step.
+#[inline(always)]
+fn path_run<S: ByteSet, C: Chunk, T: Step>(
+    chunk: C,
+    input: &[u8],
     mut i: usize,
     seg: usize,
 ) -> usize {
@@ -354,22 +511,20 @@ pub fn find_path_run_with<S: ByteSet, C: Chunk>(
         let before = at == seg || (at > 0 && input[at - 1] == b'/');
         dots & ((slashes << 1) | u32::from(before))
     };
-    let Some(last) = input.len().checked_sub(16) else {
-        return find_path_run_scalar::<S>(input, i, seg);
-    };
+    let last = input.len() - T::W;
     while i <= last {
-        let (stops, dots, slashes) = chunk.path_bits::<S>(chunk_at(input, i));
+        let (stops, dots, slashes) = T::path_bits::<S, C>(chunk, input, i);
         let hits = stops | starts(i, dots, slashes);
         if hits != 0 {
             return i + hits.trailing_zeros() as usize;
         }
-        i += 16;
+        i += T::W;
     }
     if i >= input.len() {
         return i;
     }
     let before = i - last;
-    let (stops, dots, slashes) = chunk.path_bits::<S>(chunk_at(input, last));
+    let (stops, dots, slashes) = T::path_bits::<S, C>(chunk, input, last);
     let mut hits = stops | starts(last, dots, slashes);
     if i == seg {
         hits |= dots & (1 << before);
@@ -464,6 +619,60 @@ mod sse2 {
     }
 }
 
+/// The nibble-table classification (see [`Nibbles`]) for one vector width,
+/// written once for the SSSE3 and AVX2 engines: `lookup`, `members` and
+/// `path_bits` over the module's `load` (the bytes) and `table` (a nibble
+/// table, in every 128-bit lane), with the intrinsics of that width.
+#[cfg(target_arch = "x86_64")]
+macro_rules! nibble_lookups {
+    (
+        feature: $feature:literal, vector: $v:ty, bytes: $n:literal, lanes: $lanes:expr,
+        and: $and:ident, set1: $set1:ident, srli16: $srli16:ident,
+        shuffle: $shuffle:ident, cmpeq: $cmpeq:ident, zero: $zero:ident,
+        movemask: $movemask:ident
+    ) => {
+        /// Each byte's `lo[low nibble] & hi[high nibble]`.
+        #[target_feature(enable = $feature)]
+        #[inline]
+        fn lookup(v: $v, tables: &Nibbles) -> $v {
+            let nibble = $set1(0x0f);
+            let lo = $and(v, nibble);
+            // Per 16-bit lane; the mask drops the bits shifted in from the
+            // neighbouring byte.
+            let hi = $and($srli16::<4>(v), nibble);
+            $and(
+                $shuffle(table(&tables.lo), lo),
+                $shuffle(table(&tables.hi), hi),
+            )
+        }
+
+        /// Bit `k` is set when `chunk[k]` is in `S`: `pshufb` looks up each
+        /// byte's low nibble in one table and its high nibble in the other,
+        /// and the byte is in the set when the two share a bit.
+        #[target_feature(enable = $feature)]
+        #[inline]
+        pub fn members<S: ByteSet>(chunk: &[u8; $n]) -> u32 {
+            let m = lookup(load(chunk), &const { S::NIBBLES });
+            !($movemask($cmpeq(m, $zero())) as u32) & $lanes
+        }
+
+        /// For a path chunk: (members of `S`, `.` or `%`, `/`), a bit per
+        /// byte, all three from one lookup.
+        #[target_feature(enable = $feature)]
+        #[inline]
+        pub fn path_bits<S: ByteSet>(chunk: &[u8; $n]) -> (u32, u32, u32) {
+            let (tables, masks) = const { S::PATH_NIBBLES };
+            let m = lookup(load(chunk), &tables);
+            let zero = $zero();
+            let class = |mask: u8| {
+                let none = $cmpeq($and(m, $set1(mask as i8)), zero);
+                !($movemask(none) as u32) & $lanes
+            };
+            (class(masks[0]), class(masks[1]), class(masks[2]))
+        }
+    };
+}
+
 #[cfg(target_arch = "x86_64")]
 mod ssse3 {
     use super::{ByteSet, Job, Nibbles, Ssse3};
@@ -487,61 +696,70 @@ mod ssse3 {
         _mm_set_epi64x(hi, lo)
     }
 
-    /// Bit `k` is set when `chunk[k]` is in `S`: `pshufb` looks up each
-    /// byte's low nibble in one table and its high nibble in the other, and
-    /// the byte is in the set when the two share a bit.
+    /// The table itself (it is one register).
     #[target_feature(enable = "ssse3")]
     #[inline]
-    pub fn members<S: ByteSet>(chunk: &[u8; 16]) -> u32 {
-        let v = load(chunk);
-        members_of::<S>(v)
+    fn table(t: &[u8; 16]) -> __m128i {
+        load(t)
     }
 
-    #[target_feature(enable = "ssse3")]
-    #[inline]
-    fn members_of<S: ByteSet>(v: __m128i) -> u32 {
-        let m = lookup(v, &const { S::NIBBLES });
-        !(_mm_movemask_epi8(_mm_cmpeq_epi8(m, _mm_setzero_si128())) as u32) & 0xffff
+    nibble_lookups! {
+        feature: "ssse3", vector: __m128i, bytes: 16, lanes: 0xffff,
+        and: _mm_and_si128, set1: _mm_set1_epi8, srli16: _mm_srli_epi16,
+        shuffle: _mm_shuffle_epi8, cmpeq: _mm_cmpeq_epi8, zero: _mm_setzero_si128,
+        movemask: _mm_movemask_epi8
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{Avx2, ByteSet, Job, Nibbles};
+    use std::arch::x86_64::{
+        __m256i, _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8,
+        _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_setzero_si256,
+        _mm256_shuffle_epi8, _mm256_srli_epi16, _mm_set_epi64x,
+    };
+
+    /// Runs `job` compiled for AVX2 (its `run` is inlined here).
+    #[target_feature(enable = "avx2")]
+    pub fn with_avx2<J: Job>(job: J, engine: Avx2) -> J::Output {
+        job.run(engine)
     }
 
-    /// Each byte's `lo[low nibble] & hi[high nibble]`.
-    #[target_feature(enable = "ssse3")]
+    #[target_feature(enable = "avx2")]
     #[inline]
-    fn lookup(v: __m128i, tables: &Nibbles) -> __m128i {
-        let nibble = _mm_set1_epi8(0x0f);
-        let lo = _mm_and_si128(v, nibble);
-        // Per 16-bit lane; the mask drops the bits shifted in from the
-        // neighbouring byte.
-        let hi = _mm_and_si128(_mm_srli_epi16::<4>(v), nibble);
-        _mm_and_si128(
-            _mm_shuffle_epi8(load(&tables.lo), lo),
-            _mm_shuffle_epi8(load(&tables.hi), hi),
-        )
+    fn load(bytes: &[u8; 32]) -> __m256i {
+        // SAFETY: `bytes` is 32 readable bytes, and `loadu` reads them
+        // without any alignment requirement.
+        unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) }
     }
 
-    /// For a path chunk: (members of `S`, `.` or `%`, `/`), a bit per byte,
-    /// all three from one lookup.
-    #[target_feature(enable = "ssse3")]
+    /// A sixteen-byte table in both 128-bit lanes (`pshufb` looks up each
+    /// lane in its own half).
+    #[target_feature(enable = "avx2")]
     #[inline]
-    pub fn path_bits<S: ByteSet>(chunk: &[u8; 16]) -> (u32, u32, u32) {
-        let (tables, masks) = const { S::PATH_NIBBLES };
-        let m = lookup(load(chunk), &tables);
-        let zero = _mm_setzero_si128();
-        let class = |mask: u8| {
-            let none = _mm_cmpeq_epi8(_mm_and_si128(m, _mm_set1_epi8(mask as i8)), zero);
-            !(_mm_movemask_epi8(none) as u32) & 0xffff
-        };
-        (class(masks[0]), class(masks[1]), class(masks[2]))
+    fn table(t: &[u8; 16]) -> __m256i {
+        let lo = i64::from_le_bytes(*t.first_chunk::<8>().expect("16 bytes"));
+        let hi = i64::from_le_bytes(*t.last_chunk::<8>().expect("16 bytes"));
+        _mm256_broadcastsi128_si256(_mm_set_epi64x(hi, lo))
+    }
+
+    nibble_lookups! {
+        feature: "avx2", vector: __m256i, bytes: 32, lanes: u32::MAX,
+        and: _mm256_and_si256, set1: _mm256_set1_epi8, srli16: _mm256_srli_epi16,
+        shuffle: _mm256_shuffle_epi8, cmpeq: _mm256_cmpeq_epi8, zero: _mm256_setzero_si256,
+        movemask: _mm256_movemask_epi8
     }
 }
 
 /// A set as the tests see it: name, table, its search with each engine
-/// ([`find`], SSSE3 where the CPU has it, [`Table`]), table search.
+/// ([`find`], SSSE3 and AVX2 where the CPU has them, [`Table`]), table
+/// search.
 #[cfg(test)]
 pub(crate) type SetCase = (
     &'static str,
     [bool; 256],
-    [fn(&[u8], usize) -> usize; 3],
+    [fn(&[u8], usize) -> usize; 4],
     fn(&[u8], usize) -> usize,
 );
 
@@ -557,6 +775,17 @@ fn find_table<S: ByteSet>(input: &[u8], i: usize) -> usize {
 fn find_ssse3<S: ByteSet>(input: &[u8], i: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
     if let Some(engine) = Ssse3::detect() {
+        return find_with::<S, _>(engine, input, i);
+    }
+    find_scalar::<S>(input, i)
+}
+
+/// [`find_with`] the AVX2 engine, for the tests (the table search on a CPU
+/// without it).
+#[cfg(test)]
+fn find_avx2<S: ByteSet>(input: &[u8], i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(engine) = Avx2::detect() {
         return find_with::<S, _>(engine, input, i);
     }
     find_scalar::<S>(input, i)
@@ -579,7 +808,7 @@ macro_rules! byte_sets {
             $((
                 stringify!($name),
                 $name::TABLE,
-                [find::<$name>, find_ssse3::<$name>, find_table::<$name>],
+                [find::<$name>, find_ssse3::<$name>, find_avx2::<$name>, find_table::<$name>],
                 find_scalar::<$name>,
             ),)*
         ];
@@ -726,14 +955,15 @@ mod tests {
 
     /// The path-run search against its scalar twin: every byte value at
     /// several positions, after and away from a '/', with and without a
-    /// segment start, for inputs of 0 to 40 bytes.
+    /// segment start, for inputs of 0 to 71 bytes (two AVX2 steps and a
+    /// tail).
     #[test]
     fn path_run_simd_agrees_with_scalar() {
         fn check<S: ByteSet>(name: &str) {
-            for len in 0..40usize {
+            for len in 0..72usize {
                 for b in 0..=255u8 {
-                    for at in [0, 1, len / 2, len.saturating_sub(1)] {
-                        for slash in [None, Some(at.wrapping_sub(1)), Some(3), Some(17)] {
+                    for at in [0, 1, 31, 32, len / 2, len.saturating_sub(1)] {
+                        for slash in [None, Some(at.wrapping_sub(1)), Some(3), Some(33)] {
                             let mut input = vec![b'a'; len];
                             if let Some(k) = slash.filter(|&k| k < len) {
                                 input[k] = b'/';
@@ -741,7 +971,8 @@ mod tests {
                             if at < len {
                                 input[at] = b;
                             }
-                            for start in [0, 1, 2, 15, 16, 17].into_iter().filter(|&s| s <= len) {
+                            for start in [0, 1, 2, 15, 16, 17, 33].into_iter().filter(|&s| s <= len)
+                            {
                                 for seg in [start, usize::MAX] {
                                     let want = find_path_run_scalar::<S>(&input, start, seg);
                                     assert_eq!(
@@ -762,6 +993,14 @@ mod tests {
                                             "{name}, ssse3: {input:?} from {start}, segment at {seg}"
                                         );
                                     }
+                                    #[cfg(target_arch = "x86_64")]
+                                    if let Some(engine) = Avx2::detect() {
+                                        assert_eq!(
+                                            find_path_run_with::<S, _>(engine, &input, start, seg),
+                                            want,
+                                            "{name}, avx2: {input:?} from {start}, segment at {seg}"
+                                        );
+                                    }
                                 }
                             }
                         }
@@ -774,8 +1013,62 @@ mod tests {
         check::<Rfc3986PathStop>("Rfc3986PathStop");
     }
 
+    /// Thirty-two bytes at once, as each engine classifies them (the
+    /// default of two halves, and AVX2's own where the CPU has it): every
+    /// byte value at every lane, against the table.
+    #[test]
+    fn wide_classes_agree_with_table() {
+        fn check<S: ByteSet, C: Chunk>(name: &str, chunk: C) {
+            let filler = (0..=255u8)
+                .find(|&b| !S::TABLE[usize::from(b)] && !matches!(b, b'.' | b'%' | b'/'))
+                .expect("a byte outside the sets");
+            for b in 0..=255u8 {
+                for at in 0..32 {
+                    let mut bytes = [filler; 32];
+                    bytes[at] = b;
+                    let lane = |set: bool| u32::from(set) << at;
+                    let (stops, dots, slashes) = chunk.path_bits_wide::<S>(&bytes);
+                    let want = lane(S::TABLE[usize::from(b)]);
+                    assert_eq!(
+                        chunk.members_wide::<S>(&bytes),
+                        want,
+                        "{name}: {b:#x} at {at}"
+                    );
+                    assert_eq!(stops, want, "{name}, path: {b:#x} at {at}");
+                    assert_eq!(
+                        dots,
+                        lane(matches!(b, b'.' | b'%')),
+                        "{name}: {b:#x} at {at}"
+                    );
+                    assert_eq!(slashes, lane(b == b'/'), "{name}: {b:#x} at {at}");
+                }
+            }
+        }
+        fn engines<S: ByteSet>(name: &str) {
+            check::<S, _>(name, Table);
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            check::<S, _>(name, Sse2);
+            #[cfg(target_arch = "x86_64")]
+            if let Some(engine) = Ssse3::detect() {
+                check::<S, _>(name, engine);
+            }
+            #[cfg(target_arch = "x86_64")]
+            if let Some(engine) = Avx2::detect() {
+                check::<S, _>(name, engine);
+            }
+        }
+        engines::<PathSet>("PathSet");
+        engines::<SpecialPathSet>("SpecialPathSet");
+        engines::<Rfc3986PathStop>("Rfc3986PathStop");
+        engines::<CanonicalQueryStop>("CanonicalQueryStop");
+        engines::<CanonicalFragmentStop>("CanonicalFragmentStop");
+        engines::<CanonicalDomainStop>("CanonicalDomainStop");
+        engines::<TabNewline>("TabNewline");
+    }
+
     /// The SIMD search against the table scan: every set, every byte value,
-    /// at every position of inputs from 0 to 40 bytes, from every start.
+    /// at the first, middle and last position of inputs from 0 to 71 bytes
+    /// (and at 31 and 32, around the first AVX2 step), from several starts.
     #[test]
     fn simd_agrees_with_table_for_every_byte_and_position() {
         let domain: SetCase = (
@@ -784,6 +1077,7 @@ mod tests {
             [
                 find::<CanonicalDomainStop>,
                 find_ssse3::<CanonicalDomainStop>,
+                find_avx2::<CanonicalDomainStop>,
                 find_table::<CanonicalDomainStop>,
             ],
             find_scalar::<CanonicalDomainStop>,
@@ -792,14 +1086,14 @@ mod tests {
             let filler = (0..=255u8)
                 .find(|&b| !table[b as usize])
                 .expect("a byte outside the set");
-            for len in 0..40usize {
+            for len in 0..72usize {
                 for b in 0..=255u8 {
-                    for at in [0, len / 2, len.saturating_sub(1)] {
+                    for at in [0, 31, 32, len / 2, len.saturating_sub(1)] {
                         let mut input = vec![filler; len];
                         if at < len {
                             input[at] = b;
                         }
-                        for start in [0, 1, 7, 15, 16, 17].into_iter().filter(|&s| s <= len) {
+                        for start in [0, 1, 7, 15, 16, 17, 33].into_iter().filter(|&s| s <= len) {
                             for (e, engine) in engines.iter().enumerate() {
                                 assert_eq!(
                                     engine(&input, start),
