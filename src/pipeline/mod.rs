@@ -15,6 +15,7 @@
 //! (`distinct.rs`), which stays within `--memory` by spilling sorted runs.
 
 pub(crate) mod distinct;
+mod lines;
 mod reader;
 pub mod stats;
 pub(crate) mod worker;

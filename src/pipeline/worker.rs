@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use xxhash_rust::xxh64::xxh64;
 
+use super::lines::Lines;
 use super::stats::{Stats, Why};
 use super::{Done, FileCtx, Job, Mode, Options, OutputFormat};
 use crate::canon::rules::RuleMask;
@@ -21,7 +22,6 @@ use crate::input::Piece;
 use crate::log::{request_url_of, RequestUrl, Skip};
 use crate::log::{Extract, Extracted, Field, Line, LineError, LogFormat, RecordReader};
 use crate::output::{Columns, Row, KEY_SEED};
-use crate::url::simd::{find, ByteSet};
 use crate::{Canonical, Canonicalizer};
 use crossbeam_channel::{Receiver, Sender};
 
@@ -255,13 +255,32 @@ impl Worker {
 
     /// The hot loop of `plain` input when the output is the URLs alone: each
     /// line is canonicalized straight into the output, with nothing to copy
-    /// first and nothing to remember per URL but its span.
+    /// first and nothing to remember per URL but its span. One copy of the
+    /// loop per mode, chosen here once per piece.
     fn plain_urls(&mut self, buf: &[u8], out: &mut PieceOut) {
-        let (mode, max_line) = (self.opts.mode, self.opts.max_line);
-        let distinct = matches!(mode, Mode::Unique | Mode::Count);
-        let pipe = mode == Mode::Pipe;
-        for (index, line) in short_lines(buf).enumerate() {
-            let index = index as u64;
+        match self.opts.mode {
+            Mode::Pipe => self.plain_urls_as::<true, false>(buf, out),
+            Mode::Records => self.plain_urls_as::<false, false>(buf, out),
+            Mode::Unique | Mode::Count => self.plain_urls_as::<false, true>(buf, out),
+        }
+    }
+
+    /// [`plain_urls`](Self::plain_urls) for one mode: `PIPE`, a line out
+    /// per line in; `DISTINCT`, the URLs go to the distinct table. Emitted
+    /// lines are counted once, after the loop: the lines that are not
+    /// skipped or rejected (which are counted as they come).
+    #[inline(always)]
+    fn plain_urls_as<const PIPE: bool, const DISTINCT: bool>(
+        &mut self,
+        buf: &[u8],
+        out: &mut PieceOut,
+    ) {
+        let max_line = self.opts.max_line;
+        let counted = out.stats.lines;
+        let mut lines = 0u64;
+        for line in Lines::new(buf) {
+            let index = lines;
+            lines += 1;
             if line.len() > max_line {
                 let why = Why::Line(LineError::LineTooLong);
                 self.lost_line(LogFormat::Plain, index, 0, line, why, max_line, out);
@@ -269,21 +288,33 @@ impl Worker {
             }
             if line.first().is_none_or(|&b| b == b' ' || b == b'\t') && is_blank(line) {
                 out.stats.skip(Skip::EmptyLine);
-                if pipe {
+                if PIPE {
                     out.out.push(b'\n');
                 }
                 continue;
             }
             let start = out.out.len();
-            match self.urls.canon.canonicalize_target(line, &mut out.out) {
-                Ok(c) => {
-                    if !emit_url(out, &c, start, distinct) {
+            // Only the rules that fired are wanted: taken at the call, the
+            // rest of `Canonical` is not copied out of the fast path's result.
+            match self
+                .urls
+                .canon
+                .canonicalize_target(line, &mut out.out)
+                .map(|c| c.fired)
+            {
+                Ok(fired) => {
+                    if !fired.is_empty() {
+                        out.stats.rule_fired(fired);
+                    }
+                    if DISTINCT {
+                        push_distinct(out, start);
+                    } else {
                         out.out.push(b'\n');
                     }
                 }
                 Err(r) => {
                     out.out.truncate(start);
-                    if pipe {
+                    if PIPE {
                         out.out.push(b'\n');
                     }
                     let why = Why::Url(r.reason);
@@ -292,6 +323,7 @@ impl Worker {
                 }
             }
         }
+        out.stats.emit_each(lines - (out.stats.lines - counted));
     }
 
     /// The hot loop of a log whose output is one field's URLs alone: each
@@ -755,16 +787,22 @@ fn emit_url(out: &mut PieceOut, c: &Canonical, start: usize, distinct: bool) -> 
         out.stats.rule_fired(c.fired);
     }
     if distinct {
-        let end = out.out.len();
-        out.distinct.push(DistinctUrl {
-            key: xxh64(&out.out[start..], KEY_SEED),
-            start,
-            end,
-            field: 0,
-            pre: None,
-        });
+        push_distinct(out, start);
     }
     distinct
+}
+
+/// Files the URL just written at `out.out[start..]` for the distinct table.
+#[inline(always)]
+fn push_distinct(out: &mut PieceOut, start: usize) {
+    let end = out.out.len();
+    out.distinct.push(DistinctUrl {
+        key: xxh64(&out.out[start..], KEY_SEED),
+        start,
+        end,
+        field: 0,
+        pre: None,
+    });
 }
 
 /// Bytes a byte range's buffer holds beyond the range: the last line's
@@ -888,50 +926,24 @@ pub(super) fn work(
     }
 }
 
-/// The lines of a piece, without their line ends (`\n`, `\r\n`). A piece
-/// ends with a line end except at the end of an input. `find_end(buf, i)`
-/// is the index of the first `\n` at or after `i`, or `buf.len()`.
-#[inline(always)]
-fn lines_by(
-    buf: &[u8],
-    mut find_end: impl FnMut(&[u8], usize) -> usize,
-) -> impl Iterator<Item = &[u8]> {
+/// The lines of a log, without their line ends (`\n`, `\r\n`): long ones
+/// (hundreds of bytes), which `memchr`'s wide search (AVX2 where the CPU
+/// has it) crosses faster than [`Lines`]' sixteen-byte steps (the same
+/// count on the generated combined log, about 220 bytes a line; longer
+/// lines favour `memchr`). A piece ends with a line end except at the end
+/// of an input.
+#[inline]
+fn lines(buf: &[u8]) -> impl Iterator<Item = &[u8]> {
     let mut start = 0;
     std::iter::from_fn(move || {
         if start >= buf.len() {
             return None;
         }
-        let end = find_end(buf, start);
+        let end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |k| start + k);
         let line = &buf[start..end];
         start = end + 1;
         Some(line.strip_suffix(b"\r").unwrap_or(line))
     })
-}
-
-/// The lines of a log: long ones (hundreds of bytes), which `memchr`'s wide
-/// search crosses fastest.
-#[inline]
-fn lines(buf: &[u8]) -> impl Iterator<Item = &[u8]> {
-    lines_by(buf, |buf, i| {
-        memchr::memchr(b'\n', &buf[i..]).map_or(buf.len(), |k| i + k)
-    })
-}
-
-/// The lines of a URL list: short ones (tens of bytes), for which the URL
-/// scanner's sixteen-bytes-a-step search costs less per line than
-/// `memchr`'s setup. (A bit mask of the line ends of sixteen bytes, kept
-/// from line to line, measured 36 instructions per line more on the
-/// url-dataset lists.)
-#[inline]
-fn short_lines(buf: &[u8]) -> impl Iterator<Item = &[u8]> {
-    lines_by(buf, find::<LineEnd>)
-}
-
-/// `\n`, the end of a line.
-struct LineEnd;
-impl ByteSet for LineEnd {
-    const BELOW: u8 = 0;
-    const BYTES: &'static [u8] = b"\n";
 }
 
 /// An empty or all-blank line.
@@ -945,35 +957,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_split_at_line_ends() {
-        let all: Vec<&[u8]> = lines(b"a\r\n\nb\nc").collect();
-        assert_eq!(all, [&b"a"[..], b"", b"b", b"c"]);
-        assert_eq!(lines(b"").count(), 0);
-        assert_eq!(lines(b"\n").count(), 1);
-    }
-
-    #[test]
-    fn short_lines_are_the_lines() {
-        // Every length around the sixteen-byte steps, line ends at every
-        // position, with and without a last line end: the bit-mask search
-        // must give what splitting at each `\n` gives.
-        let mut seed = 7u64;
-        for len in 0..200 {
-            let buf: Vec<u8> = (0..len)
-                .map(|_| {
-                    seed = seed
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    match seed >> 60 {
-                        0..=3 => b'\n',
-                        4 => b'\r',
-                        _ => b'a',
-                    }
-                })
-                .collect();
-            let expected: Vec<&[u8]> = lines(&buf).collect();
-            let got: Vec<&[u8]> = short_lines(&buf).collect();
+    fn log_lines_are_the_plain_lines() {
+        // The two ways of splitting a piece must agree: the log loops' and
+        // the URL lists'.
+        let mut seed = 11u64;
+        for len in 0..300 {
+            let buf = super::super::lines::tests::random_lines(len, 3, &mut seed);
+            let got: Vec<&[u8]> = lines(&buf).collect();
+            let expected: Vec<&[u8]> = Lines::new(&buf).collect();
             assert_eq!(got, expected, "{buf:?}");
         }
+        assert_eq!(lines(b"a\r\n\nb\nc").count(), 4);
+        assert_eq!(lines(b"").count(), 0);
     }
 }
