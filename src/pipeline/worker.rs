@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use xxhash_rust::xxh64::xxh64;
 
-use super::lines::Lines;
+use super::lines::{Lines, NO_ENDS};
 use super::stats::{Stats, Why};
 use super::{Done, FileCtx, Job, Mode, Options, OutputFormat};
 use crate::canon::rules::RuleMask;
@@ -248,7 +248,8 @@ impl Worker {
             }
             return self.record_urls(ctx.format, buf, out);
         }
-        for (index, line) in lines(buf).enumerate() {
+        let mut ends = NO_ENDS;
+        for (index, line) in Lines::new(buf, &mut ends).enumerate() {
             self.line(ctx, line, index as u64, first_line, out);
         }
     }
@@ -278,7 +279,8 @@ impl Worker {
         let max_line = self.opts.max_line;
         let counted = out.stats.lines;
         let mut lines = 0u64;
-        for line in Lines::new(buf) {
+        let mut ends = NO_ENDS;
+        for line in Lines::new(buf, &mut ends) {
             let index = lines;
             lines += 1;
             if line.len() > max_line {
@@ -357,7 +359,8 @@ impl Worker {
         let (mode, max_line, field) = (self.opts.mode, self.opts.max_line, self.opts.field);
         let distinct = matches!(mode, Mode::Unique | Mode::Count);
         let pipe = mode == Mode::Pipe;
-        for (index, line) in lines(buf).enumerate() {
+        let mut ends = NO_ENDS;
+        for (index, line) in Lines::new(buf, &mut ends).enumerate() {
             let index = index as u64;
             if line.len() > max_line {
                 let why = Why::Line(LineError::LineTooLong);
@@ -926,48 +929,8 @@ pub(super) fn work(
     }
 }
 
-/// The lines of a log, without their line ends (`\n`, `\r\n`): long ones
-/// (hundreds of bytes), which `memchr`'s wide search (AVX2 where the CPU
-/// has it) crosses faster than [`Lines`]' sixteen-byte steps (the same
-/// count on the generated combined log, about 220 bytes a line; longer
-/// lines favour `memchr`). A piece ends with a line end except at the end
-/// of an input.
-#[inline]
-fn lines(buf: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut start = 0;
-    std::iter::from_fn(move || {
-        if start >= buf.len() {
-            return None;
-        }
-        let end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |k| start + k);
-        let line = &buf[start..end];
-        start = end + 1;
-        Some(line.strip_suffix(b"\r").unwrap_or(line))
-    })
-}
-
 /// An empty or all-blank line.
 #[inline]
 fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|&b| b == b' ' || b == b'\t')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn log_lines_are_the_plain_lines() {
-        // The two ways of splitting a piece must agree: the log loops' and
-        // the URL lists'.
-        let mut seed = 11u64;
-        for len in 0..300 {
-            let buf = super::super::lines::tests::random_lines(len, 3, &mut seed);
-            let got: Vec<&[u8]> = lines(&buf).collect();
-            let expected: Vec<&[u8]> = Lines::new(&buf).collect();
-            assert_eq!(got, expected, "{buf:?}");
-        }
-        assert_eq!(lines(b"a\r\n\nb\nc").count(), 4);
-        assert_eq!(lines(b"").count(), 0);
-    }
 }
