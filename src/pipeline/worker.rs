@@ -359,15 +359,20 @@ impl Worker {
         let (mode, max_line, field) = (self.opts.mode, self.opts.max_line, self.opts.field);
         let distinct = matches!(mode, Mode::Unique | Mode::Count);
         let pipe = mode == Mode::Pipe;
+        // Emitted lines are counted after the loop, as in `plain_urls`.
+        let counted = out.stats.lines;
+        let mut lines = 0u64;
         let mut ends = NO_ENDS;
-        for (index, line) in Lines::new(buf, &mut ends).enumerate() {
-            let index = index as u64;
+        for line in Lines::new(buf, &mut ends) {
+            let index = lines;
+            lines += 1;
             if line.len() > max_line {
                 let why = Why::Line(LineError::LineTooLong);
                 self.lost_line(format, index, 0, line, why, max_line, out);
                 continue;
             }
             let start = out.out.len();
+            // Only the fired rules are taken from each `Canonical`.
             let result = match reader.extract(line, field, &mut self.record) {
                 Line::Skip(s) => Err(Ok(s)),
                 Line::Error(e, at) => Err(Err((Why::Line(e), at))),
@@ -376,6 +381,7 @@ impl Worker {
                         let canon = &mut self.urls.canon;
                         canon
                             .canonicalize_into(&self.record.referer, &mut out.out)
+                            .map(|c| c.fired)
                             .map_err(|r| Err((Why::Url(r.reason), r.offset)))
                     } else {
                         Err(Ok(Skip::EmptyField))
@@ -395,12 +401,15 @@ impl Worker {
                     match url {
                         RequestUrl::Built { prefix } => canon
                             .canonicalize_into(&self.built, &mut out.out)
+                            .map(|c| c.fired)
                             .map_err(to(prefix)),
-                        RequestUrl::Absolute => {
-                            canon.canonicalize_into(target, &mut out.out).map_err(to(0))
-                        }
+                        RequestUrl::Absolute => canon
+                            .canonicalize_into(target, &mut out.out)
+                            .map(|c| c.fired)
+                            .map_err(to(0)),
                         RequestUrl::PathOnly => canon
                             .canonicalize_target(target, &mut out.out)
+                            .map(|c| c.fired)
                             .map_err(to(0)),
                         RequestUrl::Skip(s) => Err(Ok(s)),
                         RequestUrl::Error(e) => Err(Err((Why::Line(e), 0))),
@@ -408,8 +417,13 @@ impl Worker {
                 }
             };
             match result {
-                Ok(c) => {
-                    if emit_url(out, &c, start, distinct) {
+                Ok(fired) => {
+                    if !fired.is_empty() {
+                        out.stats.rule_fired(fired);
+                    }
+                    if distinct {
+                        // The distinct table takes it without a line end.
+                        push_distinct(out, start);
                         continue;
                     }
                 }
@@ -424,6 +438,7 @@ impl Worker {
                 out.out.push(b'\n');
             }
         }
+        out.stats.emit_each(lines - (out.stats.lines - counted));
     }
 
     /// Reports a line that could not be read whole: `head` is its start,
@@ -778,21 +793,6 @@ impl Urls {
         self.extras.push(extra);
         Slot::Url(start, self.bytes.len(), self.extras.len() - 1)
     }
-}
-
-/// Counts a URL just written at `out.out[start..]` by one of the hot loops
-/// and, with `distinct` (`--unique`/`--count`), files it for the distinct
-/// table, which takes it without a line end: returns whether it did.
-#[inline(always)]
-fn emit_url(out: &mut PieceOut, c: &Canonical, start: usize, distinct: bool) -> bool {
-    out.stats.emit(1);
-    if !c.fired.is_empty() {
-        out.stats.rule_fired(c.fired);
-    }
-    if distinct {
-        push_distinct(out, start);
-    }
-    distinct
 }
 
 /// Files the URL just written at `out.out[start..]` for the distinct table.

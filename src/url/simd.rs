@@ -18,7 +18,8 @@
 //! and nibble tables are derived from the same definition, and tests check
 //! every engine against the table for every byte value at every position.
 //!
-//! This module holds the crate's only `unsafe`: calls of the SSE2 functions,
+//! This module holds most of the crate's `unsafe` (`pipeline::lines` has the
+//! rest, its AVX2 line-end search): calls of the SSE2 functions,
 //! whose one requirement (the CPU has SSE2) the `cfg` around them proves, and
 //! of the SSSE3 functions, which only an [`Ssse3`] value, made after the CPU
 //! was found to have SSSE3, can reach.
