@@ -572,6 +572,20 @@ impl Worker {
         slots: &[Slot],
         out: &mut PieceOut,
     ) {
+        self.count(line, index, slots, out);
+        if matches!(self.opts.mode, Mode::Unique | Mode::Count) {
+            self.file_distinct(format, slots, out);
+        } else if self.urls_only {
+            self.write_urls(slots, out);
+        } else {
+            self.write_rows(format, line, index, first_line, slots, out);
+        }
+    }
+
+    /// Counts a line by its slots: emitted when one has a URL, else
+    /// rejected for the first rejection (and kept for the writer to
+    /// report), else skipped.
+    fn count(&self, line: &[u8], index: u64, slots: &[Slot], out: &mut PieceOut) {
         let emitted = slots.iter().filter(|s| matches!(s, Slot::Url(..))).count() as u64;
         let first_reject = slots.iter().find_map(|s| match s {
             Slot::Reject(w, at) => Some((*w, *at)),
@@ -585,46 +599,63 @@ impl Worker {
         } else if let Some(Slot::Skip(s)) = slots.first() {
             out.stats.skip(*s);
         }
+    }
+
+    /// `--unique`/`--count`: files the line's URLs for the distinct table
+    /// (with `--field both` slot 0 is the request and 1 the referer).
+    fn file_distinct(&self, format: LogFormat, slots: &[Slot], out: &mut PieceOut) {
+        let both = self.opts.field == Field::Both && format != LogFormat::Plain;
+        for (i, s) in slots.iter().enumerate() {
+            if let Slot::Url(a, b, e) = *s {
+                let start = out.out.len();
+                out.out.extend_from_slice(&self.urls.bytes[a..b]);
+                let x = self.urls.extras[e];
+                out.distinct.push(DistinctUrl {
+                    key: xxh64(&out.out[start..], KEY_SEED),
+                    start,
+                    end: out.out.len(),
+                    field: u8::from(both && i == 1),
+                    pre: self.urls.merges.then_some((x.pre_key, x.fired)),
+                });
+            }
+        }
+    }
+
+    /// Plain output of the URLs alone: no row to build. With `--pipe`, one
+    /// line whatever the slots, their URLs tab-separated.
+    fn write_urls(&self, slots: &[Slot], out: &mut PieceOut) {
+        let pipe = self.opts.mode == Mode::Pipe;
+        for (i, s) in slots.iter().enumerate() {
+            if pipe && i > 0 {
+                out.out.push(b'\t');
+            }
+            if let Slot::Url(a, b, _) = *s {
+                out.out.extend_from_slice(&self.urls.bytes[a..b]);
+                if !pipe {
+                    out.out.push(b'\n');
+                }
+            }
+        }
+        if pipe {
+            out.out.push(b'\n');
+        }
+    }
+
+    /// The line's rows: one per slot (a URL, a rejection, or with `--pipe`
+    /// a skip), or with `--pipe` and plain output, one line of cells.
+    fn write_rows(
+        &self,
+        format: LogFormat,
+        line: &[u8],
+        index: u64,
+        first_line: u64,
+        slots: &[Slot],
+        out: &mut PieceOut,
+    ) {
         let opts = &*self.opts;
         let both = opts.field == Field::Both && format != LogFormat::Plain;
-        if matches!(opts.mode, Mode::Unique | Mode::Count) {
-            // With `--field both` slot 0 is the request and 1 the referer.
-            for (i, s) in slots.iter().enumerate() {
-                if let Slot::Url(a, b, e) = *s {
-                    let start = out.out.len();
-                    out.out.extend_from_slice(&self.urls.bytes[a..b]);
-                    let x = self.urls.extras[e];
-                    out.distinct.push(DistinctUrl {
-                        key: xxh64(&out.out[start..], KEY_SEED),
-                        start,
-                        end: out.out.len(),
-                        field: u8::from(both && i == 1),
-                        pre: self.urls.merges.then_some((x.pre_key, x.fired)),
-                    });
-                }
-            }
-            return;
-        }
         let pipe = opts.mode == Mode::Pipe;
         let plain = opts.output == OutputFormat::Plain;
-        if self.urls_only {
-            // Plain output of the URLs alone: no row to build.
-            for (i, s) in slots.iter().enumerate() {
-                if pipe && i > 0 {
-                    out.out.push(b'\t');
-                }
-                if let Slot::Url(a, b, _) = *s {
-                    out.out.extend_from_slice(&self.urls.bytes[a..b]);
-                    if !pipe {
-                        out.out.push(b'\n');
-                    }
-                }
-            }
-            if pipe {
-                out.out.push(b'\n');
-            }
-            return;
-        }
         for (i, s) in slots.iter().enumerate() {
             let field = match (both, i, opts.field) {
                 (false, _, _) => None,
@@ -820,58 +851,13 @@ pub(super) fn work(
     done: Sender<Done>,
     out_free: Receiver<Box<PieceOut>>,
 ) {
-    let mut worker = Worker::new(Arc::clone(&opts));
+    let mut worker = Worker::new(opts);
     for job in jobs {
         let msg = match job {
             Job::Event { seq, event } => Done::Event { seq, event },
             Job::Piece { seq, ctx, piece } => {
                 let mut result = out_free.try_recv().unwrap_or_default();
-                let buf = match piece {
-                    Piece::Lines {
-                        buf,
-                        first_line,
-                        header,
-                        ..
-                    } => {
-                        result.stats.bytes += buf.len() as u64;
-                        result.out.reserve(buf.len() + buf.len() / 4);
-                        worker.piece(&ctx, &buf, first_line, header.as_deref(), &mut result);
-                        buf
-                    }
-                    Piece::TooLong {
-                        line,
-                        len,
-                        line_end,
-                        buf,
-                    } => {
-                        result.stats.bytes += len + u64::from(line_end);
-                        let why = Why::Line(LineError::LineTooLong);
-                        worker.lost_line(
-                            ctx.format,
-                            0,
-                            line,
-                            &buf,
-                            why,
-                            opts.max_line,
-                            &mut result,
-                        );
-                        buf
-                    }
-                    Piece::Fragment { line, buf } => {
-                        result.stats.bytes += buf.len() as u64;
-                        let at = buf.len();
-                        worker.lost_line(
-                            ctx.format,
-                            0,
-                            line,
-                            &buf,
-                            Why::TruncatedInput,
-                            at,
-                            &mut result,
-                        );
-                        buf
-                    }
-                };
+                let buf = worker.read_piece(&ctx, piece, &mut result);
                 Done::Piece {
                     seq,
                     buf,
@@ -883,38 +869,10 @@ pub(super) fn work(
                 seq,
                 ctx,
                 range,
-                mut buf,
+                buf,
             } => {
                 let mut result = out_free.try_recv().unwrap_or_default();
-                let (start, end, len) = (range.start, range.end, range.file_len);
-                // Room for the range and its last line's usual overhang, once:
-                // growing the buffer a read at a time would double it past
-                // what the writer keeps, and zero it again on every range.
-                let room = (end - start) as usize + RANGE_OVERHANG;
-                if buf.capacity() < room {
-                    // Zeroed by the allocator (fresh pages from the kernel,
-                    // already zero), not by a `memset` over the whole range
-                    // when the read makes the buffer long enough: that cost
-                    // 29 instructions per line of a 6 MB URL list, where
-                    // every buffer is new.
-                    buf = vec![0; room];
-                }
-                match read_owned_lines(&range.file, start, end, len, opts.max_line, &mut buf) {
-                    Ok(owned) => {
-                        result.stats.bytes += owned.file_bytes;
-                        result.out.reserve(buf.len() + buf.len() / 4);
-                        // No line numbers for rows: the reader gives out
-                        // ranges only to runs whose rows have none (the
-                        // writer numbers rejected lines).
-                        worker.piece(&ctx, &buf, 0, None, &mut result);
-                        if owned.truncated {
-                            result.error = Some(format!(
-                                "the file shrank while it was read: it ended before byte {len}"
-                            ));
-                        }
-                    }
-                    Err(e) => result.error = Some(format!("read error at byte {start}: {e}")),
-                }
+                let buf = worker.read_range(&ctx, &range, buf, &mut result);
                 Done::Piece {
                     seq,
                     buf,
@@ -926,6 +884,86 @@ pub(super) fn work(
         if done.send(msg).is_err() {
             return;
         }
+    }
+}
+
+impl Worker {
+    /// Processes a piece the reader read; returns its buffer, for the
+    /// writer to give back to the reader.
+    fn read_piece(&mut self, ctx: &FileCtx, piece: Piece, result: &mut PieceOut) -> Vec<u8> {
+        match piece {
+            Piece::Lines {
+                buf,
+                first_line,
+                header,
+                ..
+            } => {
+                result.stats.bytes += buf.len() as u64;
+                result.out.reserve(buf.len() + buf.len() / 4);
+                self.piece(ctx, &buf, first_line, header.as_deref(), result);
+                buf
+            }
+            Piece::TooLong {
+                line,
+                len,
+                line_end,
+                buf,
+            } => {
+                result.stats.bytes += len + u64::from(line_end);
+                let why = Why::Line(LineError::LineTooLong);
+                let at = self.opts.max_line;
+                self.lost_line(ctx.format, 0, line, &buf, why, at, result);
+                buf
+            }
+            Piece::Fragment { line, buf } => {
+                result.stats.bytes += buf.len() as u64;
+                let at = buf.len();
+                let why = Why::TruncatedInput;
+                self.lost_line(ctx.format, 0, line, &buf, why, at, result);
+                buf
+            }
+        }
+    }
+
+    /// Reads a byte range of a file into `buf` and processes its lines;
+    /// returns the buffer, as [`read_piece`](Self::read_piece) does.
+    fn read_range(
+        &mut self,
+        ctx: &FileCtx,
+        range: &super::ByteRange,
+        mut buf: Vec<u8>,
+        result: &mut PieceOut,
+    ) -> Vec<u8> {
+        let (start, end, len) = (range.start, range.end, range.file_len);
+        // Room for the range and its last line's usual overhang, once:
+        // growing the buffer a read at a time would double it past what
+        // the writer keeps, and zero it again on every range.
+        let room = (end - start) as usize + RANGE_OVERHANG;
+        if buf.capacity() < room {
+            // Zeroed by the allocator (fresh pages from the kernel, already
+            // zero), not by a `memset` over the whole range when the read
+            // makes the buffer long enough: that cost 29 instructions per
+            // line of a 6 MB URL list, where every buffer is new.
+            buf = vec![0; room];
+        }
+        let max_line = self.opts.max_line;
+        match read_owned_lines(&range.file, start, end, len, max_line, &mut buf) {
+            Ok(owned) => {
+                result.stats.bytes += owned.file_bytes;
+                result.out.reserve(buf.len() + buf.len() / 4);
+                // No line numbers for rows: the reader gives out ranges
+                // only to runs whose rows have none (the writer numbers
+                // rejected lines).
+                self.piece(ctx, &buf, 0, None, result);
+                if owned.truncated {
+                    result.error = Some(format!(
+                        "the file shrank while it was read: it ended before byte {len}"
+                    ));
+                }
+            }
+            Err(e) => result.error = Some(format!("read error at byte {start}: {e}")),
+        }
+        buf
     }
 }
 
