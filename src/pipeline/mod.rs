@@ -16,6 +16,7 @@
 
 pub(crate) mod distinct;
 pub(crate) mod job;
+mod lines;
 mod reader;
 pub mod stats;
 pub(crate) mod worker;

@@ -91,6 +91,13 @@ impl Stats {
         self.urls += urls;
     }
 
+    /// Counts `lines` emitted lines that gave one URL each.
+    pub fn emit_each(&mut self, lines: u64) {
+        self.lines += lines;
+        self.emitted += lines;
+        self.urls += lines;
+    }
+
     /// Counts a URL that the rules in `fired` changed.
     pub(crate) fn rule_fired(&mut self, fired: RuleMask) {
         self.rules_urls += 1;

@@ -24,12 +24,13 @@
 //! and nibble tables are derived from the same definition, and tests check
 //! every engine against the table for every byte value at every position.
 //!
-//! This module holds the crate's only `unsafe`: calls of the SSE2 functions,
-//! whose one requirement (the CPU has SSE2) the `cfg` around them proves,
-//! of the SSSE3 functions, which only an [`Ssse3`] or [`Avx2`] value, made
-//! after the CPU was found to have SSSE3, can reach, of the AVX2 functions,
-//! which only an [`Avx2`] value can reach, and the AVX2 engine's unaligned
-//! load of 32 bytes from a `&[u8; 32]`.
+//! This module holds most of the crate's `unsafe` (`pipeline::lines` has the
+//! rest, its AVX2 line-end search): calls of the SSE2 functions, whose one
+//! requirement (the CPU has SSE2) the `cfg` around them proves, of the SSSE3
+//! functions, which only an [`Ssse3`] or [`Avx2`] value, made after the CPU
+//! was found to have SSSE3, can reach, of the AVX2 functions, which only an
+//! [`Avx2`] value can reach, and the AVX2 engine's unaligned load of 32 bytes
+//! from a `&[u8; 32]`.
 #![allow(unsafe_code)]
 
 /// A set of bytes to search for.
