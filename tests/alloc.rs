@@ -59,6 +59,19 @@ defaults = { action = "view" }
 drop-params = ["printable"]
 "#;
 
+/// Settings that keep one configuration for every URL (no section, alias
+/// or rewrite): the rules then run fused with the fast path
+/// (`src/canon/rules/fused.rs`).
+const LISTS_FILE: &str = r#"
+sort-query = "key-value"
+extra-index-files = ["home.html", "Main.aspx"]
+extra-tracking-params = ["ref_src", "sr_*"]
+extra-session-params = ["sess"]
+state-params = ["ref"]
+drop-params = ["lang", "s*"]
+defaults = { page = "1" }
+"#;
+
 #[test]
 fn no_allocation_per_url_once_warm() {
     let Some(data) = shared_data_or_skip("no_allocation_per_url_once_warm") else {
@@ -116,6 +129,18 @@ fn no_allocation_per_url_once_warm() {
         "aggressive+http-as-https+rules file".into(),
         Canonicalizer::new(Profile::Aggressive).with_rules(Arc::new(https)),
     ));
+    // Every tier with the rules file.
+    let safe = file::build(Profile::Safe.rule_mask(), Some(RULES_FILE), &[]).unwrap();
+    canonicalizers.push((
+        "safe+rules file".into(),
+        Canonicalizer::new(Profile::Safe).with_rules(Arc::new(safe)),
+    ));
+    // The fused rules with lists of their own, keeping each URL's form
+    // before the rules (as statistics ask for it).
+    let lists = file::build(Profile::Aggressive.rule_mask(), Some(LISTS_FILE), &[]).unwrap();
+    let mut fused = Canonicalizer::new(Profile::Aggressive).with_rules(Arc::new(lists));
+    fused.set_keep_before_rules(true);
+    canonicalizers.push(("aggressive+lists".into(), fused));
     for (name, mut c) in canonicalizers {
         let mut out = Vec::new();
         let mut accepted = 0usize;

@@ -224,6 +224,9 @@ pub struct Canonicalizer {
     rules: Option<Arc<RuleSet>>,
     rule_scratch: rules::apply::Scratch,
     reparse: Vec<u8>,
+    /// The rules take the fused way for URLs the fast path takes
+    /// (`rules::fused::fusable`).
+    fused: bool,
     /// The last call fired a rule (see [`Canonicalizer::before_rules`]).
     fired_last: bool,
 }
@@ -232,16 +235,19 @@ impl Canonicalizer {
     /// A canonicalizer for `profile`, with no base URL.
     pub fn new(profile: Profile) -> Self {
         let mask = profile.rule_mask();
-        Canonicalizer {
+        let mut c = Canonicalizer {
             profile,
             max_input_len: DEFAULT_MAX_INPUT_LEN,
             base: None,
             scratch: parser::Scratch::default(),
-            rules: (!mask.is_empty()).then(|| Arc::new(RuleSet::new(mask, &[]))),
+            rules: None,
             rule_scratch: rules::apply::Scratch::default(),
             reparse: Vec::new(),
+            fused: false,
             fired_last: false,
-        }
+        };
+        c.set_rules((!mask.is_empty()).then(|| Arc::new(RuleSet::new(mask, &[]))));
+        c
     }
 
     /// Replaces the dedup rules (the profile's tier with default lists) by
@@ -249,6 +255,7 @@ impl Canonicalizer {
     /// rules file. A set in which no rule is on for any host means none.
     pub fn set_rules(&mut self, rules: Option<Arc<RuleSet>>) {
         self.rules = rules.filter(|r| !r.any_enabled().is_empty());
+        self.fused = self.rules.as_deref().is_some_and(rules::fused::fusable);
     }
 
     /// Like [`set_rules`](Self::set_rules), by value.
@@ -431,15 +438,29 @@ impl Canonicalizer {
         // Most URLs in logs are canonical already: recognized in one pass and
         // copied whole. An absolute http(s) URL means the same with or
         // without a base, and in either mode.
-        let fast = if mode == Mode::Target && base.is_none() {
-            // An origin-form request target with no host: path-only.
-            fast::canonical_target(input, rfc3986, out)
+        let fast = if self.fused {
+            // The rules' own copy of the fast path, which does not copy:
+            // the rules write the URL with their edits made.
+            let origin = mode == Mode::Target && base.is_none() && input.first() == Some(&b'/');
+            match fast::scan_canonical(input, rfc3986, origin) {
+                Some((parts, false)) => return self.fused_rules(input, &parts, out),
+                Some((parts, true)) => {
+                    fast::write_scanned(input, &parts, true, out);
+                    Some((parts, false))
+                }
+                None => None,
+            }
         } else {
-            None
-        };
-        let fast = match fast {
-            None if !http_tried => fast::canonical_http(input, rfc3986, out),
-            fast => fast,
+            let fast = if mode == Mode::Target && base.is_none() {
+                // An origin-form request target with no host: path-only.
+                fast::canonical_target(input, rfc3986, out)
+            } else {
+                None
+            };
+            match fast {
+                None if !http_tried => fast::canonical_http(input, rfc3986, out),
+                fast => fast,
+            }
         };
         let mut canonical = if let Some((parts, unchanged)) = fast {
             debug_assert!(parts.is_consistent(&out[start..]));
@@ -472,6 +493,57 @@ impl Canonicalizer {
         if self.rules.is_some() {
             self.run_rules(input, out, start, &mut canonical)?;
         }
+        Ok(canonical)
+    }
+
+    /// The rules, fused with the fast path, on `input`, which the fast path
+    /// took with `parts` (canonical as it stands): written to `out` with
+    /// the rules' edits made, or copied and left to the in-place rules when
+    /// they would do more (see `rules::fused`).
+    #[inline]
+    fn fused_rules(
+        &mut self,
+        input: &[u8],
+        parts: &Parts,
+        out: &mut Vec<u8>,
+    ) -> Result<Canonical, Reject> {
+        let start = out.len();
+        let scratch = &mut self.rule_scratch;
+        let plan = match &self.rules {
+            Some(set) => rules::fused::plan(set.global(), input, parts, scratch),
+            None => None,
+        };
+        let mut canonical = match plan {
+            Some(plan) if plan.fired.is_empty() => {
+                out.extend_from_slice(input);
+                return Ok(Canonical {
+                    parts: *parts,
+                    unchanged: true,
+                    fired: RuleMask::NONE,
+                });
+            }
+            Some(plan) => {
+                let parts = rules::fused::write(input, parts, &plan, out);
+                debug_assert!(parts.is_consistent(&out[start..]));
+                scratch.fused(input);
+                self.fired_last = true;
+                return Ok(Canonical {
+                    parts,
+                    unchanged: &out[start..] == input,
+                    fired: plan.fired,
+                });
+            }
+            None => {
+                out.extend_from_slice(input);
+                Canonical {
+                    parts: *parts,
+                    unchanged: true,
+                    fired: RuleMask::NONE,
+                }
+            }
+        };
+        // The in-place rules decide again.
+        self.run_rules(input, out, start, &mut canonical)?;
         Ok(canonical)
     }
 

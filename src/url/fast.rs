@@ -94,8 +94,14 @@ pub fn canonical_http(
         let path = out.len() - input.len() + found.path_start as usize;
         upper_case_escapes(&mut out[path..]);
     }
+    Some((http_parts(found, input.len() as u32), !found.lower_hex))
+}
+
+/// The parts of a URL of `len` bytes where [`Fast`] found its components.
+#[inline(always)]
+fn http_parts(found: &Found, len: u32) -> Parts {
     let after_scheme = found.scheme_end + 3;
-    let parts = Parts {
+    Parts {
         scheme_end: found.scheme_end,
         username_start: after_scheme,
         username_end: after_scheme,
@@ -107,11 +113,10 @@ pub fn canonical_http(
         path_start: found.path_start,
         query_start: found.query_start,
         fragment_start: found.fragment_start,
-        len: input.len() as u32,
+        len,
         special: true,
         opaque_path: false,
-    };
-    Some((parts, !found.lower_hex))
+    }
 }
 
 /// If `input` is an origin-form request target (`/path?query`) that
@@ -143,6 +148,48 @@ pub fn canonical_target(
         ..Parts::default()
     };
     Some((parts, !found.lower_hex))
+}
+
+/// [`canonical_http`] and [`canonical_target`] without the copy, for the
+/// dedup rules, which write the URL with their edits made instead of
+/// copying it and editing it in place: where the components of `input` lie
+/// if it is a canonical URL (a request target when `target`), and whether
+/// its escapes have lower-case hex digits (see [`write_scanned`]). A copy of
+/// the fast path of its own, so that the profiles without rules keep theirs
+/// as it is.
+#[inline]
+pub fn scan_canonical(input: &[u8], strict_escapes: bool, target: bool) -> Option<(Parts, bool)> {
+    let found = dispatch(Fast {
+        input,
+        strict_escapes,
+        target,
+    })?;
+    let len = input.len() as u32;
+    let parts = if target {
+        Parts {
+            path_start: 0,
+            query_start: found.query_start,
+            fragment_start: found.fragment_start,
+            len,
+            special: true,
+            ..Parts::default()
+        }
+    } else {
+        http_parts(&found, len)
+    };
+    Some((parts, found.lower_hex))
+}
+
+/// Appends `input`, which [`scan_canonical`] took with `parts`, as its
+/// canonical form: with the hex digits of its escapes upper-cased when
+/// `lower_hex`.
+#[inline]
+pub fn write_scanned(input: &[u8], parts: &Parts, lower_hex: bool, out: &mut Vec<u8>) {
+    out.extend_from_slice(input);
+    if lower_hex {
+        let path = out.len() - input.len() + parts.path_start as usize;
+        upper_case_escapes(&mut out[path..]);
+    }
 }
 
 /// Upper-cases the hex digits of every escape in `bytes` (a path, query and

@@ -25,6 +25,7 @@
 
 pub(crate) mod apply;
 pub mod file;
+pub(crate) mod fused;
 pub(crate) mod glob;
 mod host;
 mod path;
