@@ -84,6 +84,7 @@ fn no_allocation_per_url_once_warm() {
         .map(Vec::as_slice)
         .filter(|l| !may_need_idna(l))
         .collect();
+    let skipped = all.len() - lines.len();
     // kasztp.txt is all `https`: every tenth line again as `http`, for
     // `http-as-https`.
     let http: Vec<Vec<u8>> = lines
@@ -94,10 +95,11 @@ fn no_allocation_per_url_once_warm() {
         .collect();
     lines.extend(http.iter().map(Vec::as_slice));
     println!(
-        "alloc: {} of {} kasztp lines used ({} skipped: host may need IDNA)",
+        "alloc: {} lines used, {} of them as http ({} of {} kasztp lines skipped: host may need IDNA)",
         lines.len(),
-        all.len(),
-        all.len() - lines.len()
+        http.len(),
+        skipped,
+        all.len()
     );
     assert!(lines.len() > 1000, "too few lines left: {}", lines.len());
 

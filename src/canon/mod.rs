@@ -413,11 +413,50 @@ impl Canonicalizer {
                 });
             }
         }
-        self.run_general(input, mode, out, http_tried || origin_form)
+        self.run_general(input, mode, out, http_tried || origin_form, false)
+    }
+
+    /// [`run_general`](Self::run_general) with rules that run fused with
+    /// the fast path (`rules::fused`): the rules' own copy of the fast
+    /// path, which does not copy the URL (the rules write it with their
+    /// edits made), then `run_general` for what it does not take. Apart,
+    /// so that the profiles without rules keep their code.
+    #[inline(never)]
+    fn run_fused(
+        &mut self,
+        input: &[u8],
+        mode: Mode,
+        out: &mut Vec<u8>,
+    ) -> Result<Canonical, Reject> {
+        if input.len() <= self.max_input_len {
+            let origin =
+                mode == Mode::Target && self.base.is_none() && input.first() == Some(&b'/');
+            let rfc3986 = self.profile.normalizes_escapes();
+            match fast::scan_canonical(input, rfc3986, origin) {
+                Some((parts, false)) => return self.fused_rules(input, &parts, out),
+                Some((parts, true)) => {
+                    // Escapes to upper-case: copied, and the in-place rules.
+                    let start = out.len();
+                    fast::write_scanned(input, &parts, true, out);
+                    let mut canonical = Canonical {
+                        parts,
+                        unchanged: false,
+                        fired: RuleMask::NONE,
+                    };
+                    self.run_rules(input, out, start, &mut canonical)?;
+                    return Ok(canonical);
+                }
+                None => {}
+            }
+        }
+        // An http URL is not canonical as it stands (or the input is too
+        // long, which `run_general` says first).
+        self.run_general(input, mode, out, true, true)
     }
 
     /// [`run`](Self::run) for every input: the fast paths, then the parser.
     /// `http_tried`: `fast::canonical_http` already said no, or would.
+    /// `fused_tried`: [`run_fused`](Self::run_fused) called it.
     #[inline(never)]
     fn run_general(
         &mut self,
@@ -425,7 +464,15 @@ impl Canonicalizer {
         mode: Mode,
         out: &mut Vec<u8>,
         http_tried: bool,
+        fused_tried: bool,
     ) -> Result<Canonical, Reject> {
+        if self.fused && !fused_tried {
+            // Here rather than in `run`, which is inlined into its callers:
+            // there the call kept `canonicalize_target` from being inlined
+            // into the log loop (24 instructions a line more on a combined
+            // log with no rule, `benches/guard.sh`'s pipeline/combined).
+            return self.run_fused(input, mode, out);
+        }
         if input.len() > self.max_input_len {
             return Err(Reject {
                 reason: Reason::InputTooLong,
@@ -438,29 +485,15 @@ impl Canonicalizer {
         // Most URLs in logs are canonical already: recognized in one pass and
         // copied whole. An absolute http(s) URL means the same with or
         // without a base, and in either mode.
-        let fast = if self.fused {
-            // The rules' own copy of the fast path, which does not copy:
-            // the rules write the URL with their edits made.
-            let origin = mode == Mode::Target && base.is_none() && input.first() == Some(&b'/');
-            match fast::scan_canonical(input, rfc3986, origin) {
-                Some((parts, false)) => return self.fused_rules(input, &parts, out),
-                Some((parts, true)) => {
-                    fast::write_scanned(input, &parts, true, out);
-                    Some((parts, false))
-                }
-                None => None,
-            }
+        let fast = if mode == Mode::Target && base.is_none() {
+            // An origin-form request target with no host: path-only.
+            fast::canonical_target(input, rfc3986, out)
         } else {
-            let fast = if mode == Mode::Target && base.is_none() {
-                // An origin-form request target with no host: path-only.
-                fast::canonical_target(input, rfc3986, out)
-            } else {
-                None
-            };
-            match fast {
-                None if !http_tried => fast::canonical_http(input, rfc3986, out),
-                fast => fast,
-            }
+            None
+        };
+        let fast = match fast {
+            None if !http_tried => fast::canonical_http(input, rfc3986, out),
+            fast => fast,
         };
         let mut canonical = if let Some((parts, unchanged)) = fast {
             debug_assert!(parts.is_consistent(&out[start..]));
