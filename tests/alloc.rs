@@ -59,6 +59,19 @@ defaults = { action = "view" }
 drop-params = ["printable"]
 "#;
 
+/// Settings that keep one configuration for every URL (no section, alias
+/// or rewrite): the rules then run fused with the fast path
+/// (`src/canon/rules/fused.rs`).
+const LISTS_FILE: &str = r#"
+sort-query = "key-value"
+extra-index-files = ["home.html", "Main.aspx"]
+extra-tracking-params = ["ref_src", "sr_*"]
+extra-session-params = ["sess"]
+state-params = ["ref"]
+drop-params = ["lang", "s*"]
+defaults = { page = "1" }
+"#;
+
 #[test]
 fn no_allocation_per_url_once_warm() {
     let Some(data) = shared_data_or_skip("no_allocation_per_url_once_warm") else {
@@ -71,6 +84,7 @@ fn no_allocation_per_url_once_warm() {
         .map(Vec::as_slice)
         .filter(|l| !may_need_idna(l))
         .collect();
+    let skipped = all.len() - lines.len();
     // kasztp.txt is all `https`: every tenth line again as `http`, for
     // `http-as-https`.
     let http: Vec<Vec<u8>> = lines
@@ -81,10 +95,11 @@ fn no_allocation_per_url_once_warm() {
         .collect();
     lines.extend(http.iter().map(Vec::as_slice));
     println!(
-        "alloc: {} of {} kasztp lines used ({} skipped: host may need IDNA)",
+        "alloc: {} lines used, {} of them as http ({} of {} kasztp lines skipped: host may need IDNA)",
         lines.len(),
-        all.len(),
-        all.len() - lines.len()
+        http.len(),
+        skipped,
+        all.len()
     );
     assert!(lines.len() > 1000, "too few lines left: {}", lines.len());
 
@@ -116,6 +131,18 @@ fn no_allocation_per_url_once_warm() {
         "aggressive+http-as-https+rules file".into(),
         Canonicalizer::new(Profile::Aggressive).with_rules(Arc::new(https)),
     ));
+    // Every tier with the rules file.
+    let safe = file::build(Profile::Safe.rule_mask(), Some(RULES_FILE), &[]).unwrap();
+    canonicalizers.push((
+        "safe+rules file".into(),
+        Canonicalizer::new(Profile::Safe).with_rules(Arc::new(safe)),
+    ));
+    // The fused rules with lists of their own, keeping each URL's form
+    // before the rules (as statistics ask for it).
+    let lists = file::build(Profile::Aggressive.rule_mask(), Some(LISTS_FILE), &[]).unwrap();
+    let mut fused = Canonicalizer::new(Profile::Aggressive).with_rules(Arc::new(lists));
+    fused.set_keep_before_rules(true);
+    canonicalizers.push(("aggressive+lists".into(), fused));
     for (name, mut c) in canonicalizers {
         let mut out = Vec::new();
         let mut accepted = 0usize;

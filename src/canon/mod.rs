@@ -247,6 +247,9 @@ pub struct Canonicalizer {
     rules: Option<Arc<RuleSet>>,
     rule_scratch: rules::apply::Scratch,
     reparse: Vec<u8>,
+    /// The rules take the fused way for URLs the fast path takes
+    /// (`rules::fused::fusable`).
+    fused: bool,
     /// The last call fired a rule (see [`Canonicalizer::before_rules`]).
     fired_last: bool,
 }
@@ -255,16 +258,19 @@ impl Canonicalizer {
     /// A canonicalizer for `profile`, with no base URL.
     pub fn new(profile: Profile) -> Self {
         let mask = profile.rule_mask();
-        Canonicalizer {
+        let mut c = Canonicalizer {
             profile,
             max_input_len: DEFAULT_MAX_INPUT_LEN,
             base: None,
             scratch: parser::Scratch::default(),
-            rules: (!mask.is_empty()).then(|| Arc::new(RuleSet::new(mask, &[]))),
+            rules: None,
             rule_scratch: rules::apply::Scratch::default(),
             reparse: Vec::new(),
+            fused: false,
             fired_last: false,
-        }
+        };
+        c.set_rules((!mask.is_empty()).then(|| Arc::new(RuleSet::new(mask, &[]))));
+        c
     }
 
     /// Replaces the dedup rules (the profile's tier with default lists) by
@@ -272,6 +278,7 @@ impl Canonicalizer {
     /// rules file. A set in which no rule is on for any host means none.
     pub fn set_rules(&mut self, rules: Option<Arc<RuleSet>>) {
         self.rules = rules.filter(|r| !r.any_enabled().is_empty());
+        self.fused = self.rules.as_deref().is_some_and(rules::fused::fusable);
     }
 
     /// Like [`set_rules`](Self::set_rules), by value.
@@ -445,11 +452,50 @@ impl Canonicalizer {
                 });
             }
         }
-        self.run_general(input, mode, out, http_tried || origin_form)
+        self.run_general(input, mode, out, http_tried || origin_form, false)
+    }
+
+    /// [`run_general`](Self::run_general) with rules that run fused with
+    /// the fast path (`rules::fused`): the rules' own copy of the fast
+    /// path, which does not copy the URL (the rules write it with their
+    /// edits made), then `run_general` for what it does not take. Apart,
+    /// so that the profiles without rules keep their code.
+    #[inline(never)]
+    fn run_fused(
+        &mut self,
+        input: &[u8],
+        mode: Mode,
+        out: &mut Vec<u8>,
+    ) -> Result<Canonical, Reject> {
+        if input.len() <= self.max_input_len {
+            let origin =
+                mode == Mode::Target && self.base.is_none() && input.first() == Some(&b'/');
+            let rfc3986 = self.profile.normalizes_escapes();
+            match fast::scan_canonical(input, rfc3986, origin) {
+                Some((parts, false)) => return self.fused_rules(input, &parts, out),
+                Some((parts, true)) => {
+                    // Escapes to upper-case: copied, and the in-place rules.
+                    let start = out.len();
+                    fast::write_scanned(input, &parts, true, out);
+                    let mut canonical = Canonical {
+                        parts,
+                        unchanged: false,
+                        fired: RuleMask::NONE,
+                    };
+                    self.run_rules(input, out, start, &mut canonical)?;
+                    return Ok(canonical);
+                }
+                None => {}
+            }
+        }
+        // An http URL is not canonical as it stands (or the input is too
+        // long, which `run_general` says first).
+        self.run_general(input, mode, out, true, true)
     }
 
     /// [`run`](Self::run) for every input: the fast paths, then the parser.
     /// `http_tried`: `fast::canonical_http` already said no, or would.
+    /// `fused_tried`: [`run_fused`](Self::run_fused) called it.
     #[inline(never)]
     fn run_general(
         &mut self,
@@ -457,7 +503,15 @@ impl Canonicalizer {
         mode: Mode,
         out: &mut Vec<u8>,
         http_tried: bool,
+        fused_tried: bool,
     ) -> Result<Canonical, Reject> {
+        if self.fused && !fused_tried {
+            // Here rather than in `run`, which is inlined into its callers:
+            // there the call kept `canonicalize_target` from being inlined
+            // into the log loop (24 instructions a line more on a combined
+            // log with no rule, `benches/guard.sh`'s pipeline/combined).
+            return self.run_fused(input, mode, out);
+        }
         if input.len() > self.max_input_len {
             return Err(Reject {
                 reason: Reason::InputTooLong,
@@ -511,6 +565,57 @@ impl Canonicalizer {
         if self.rules.is_some() {
             self.run_rules(input, out, start, &mut canonical)?;
         }
+        Ok(canonical)
+    }
+
+    /// The rules, fused with the fast path, on `input`, which the fast path
+    /// took with `parts` (canonical as it stands): written to `out` with
+    /// the rules' edits made, or copied and left to the in-place rules when
+    /// they would do more (see `rules::fused`).
+    #[inline]
+    fn fused_rules(
+        &mut self,
+        input: &[u8],
+        parts: &Parts,
+        out: &mut Vec<u8>,
+    ) -> Result<Canonical, Reject> {
+        let start = out.len();
+        let scratch = &mut self.rule_scratch;
+        let plan = match &self.rules {
+            Some(set) => rules::fused::plan(set.global(), input, parts, scratch),
+            None => None,
+        };
+        let mut canonical = match plan {
+            Some(plan) if plan.fired.is_empty() => {
+                out.extend_from_slice(input);
+                return Ok(Canonical {
+                    parts: *parts,
+                    unchanged: true,
+                    fired: RuleMask::NONE,
+                });
+            }
+            Some(plan) => {
+                let parts = rules::fused::write(input, parts, &plan, out);
+                debug_assert!(parts.is_consistent(&out[start..]));
+                scratch.fused(input);
+                self.fired_last = true;
+                return Ok(Canonical {
+                    parts,
+                    unchanged: &out[start..] == input,
+                    fired: plan.fired,
+                });
+            }
+            None => {
+                out.extend_from_slice(input);
+                Canonical {
+                    parts: *parts,
+                    unchanged: true,
+                    fired: RuleMask::NONE,
+                }
+            }
+        };
+        // The in-place rules decide again.
+        self.run_rules(input, out, start, &mut canonical)?;
         Ok(canonical)
     }
 

@@ -106,6 +106,35 @@ pub fn canonical_target(
     })
 }
 
+/// [`canonical_http`] and [`canonical_target`] without the copy, for the
+/// dedup rules, which write the URL with their edits made instead of
+/// copying it and editing it in place: where the components of `input` lie
+/// if it is a canonical URL (a request target when `target`), and whether
+/// its escapes have lower-case hex digits (see [`write_scanned`]). A job of
+/// its own ([`Scan`]), so that the profiles without rules keep theirs as it
+/// is.
+#[inline]
+pub fn scan_canonical(input: &[u8], strict_escapes: bool, target: bool) -> Option<(Parts, bool)> {
+    let found = dispatch(Scan {
+        input,
+        strict_escapes,
+        target,
+    })?;
+    Some((found.parts(input.len() as u32), found.lower_hex))
+}
+
+/// Appends `input`, which [`scan_canonical`] took with `parts`, as its
+/// canonical form: with the hex digits of its escapes upper-cased when
+/// `lower_hex`.
+#[inline]
+pub fn write_scanned(input: &[u8], parts: &Parts, lower_hex: bool, out: &mut Vec<u8>) {
+    out.extend_from_slice(input);
+    if lower_hex {
+        let path = out.len() - input.len() + parts.path_start as usize;
+        upper_case_escapes(&mut out[path..]);
+    }
+}
+
 /// Upper-cases the hex digits of every escape in `bytes` (a path, query and
 /// fragment the fast path took): RFC 3986 §6.2.2.1, as
 /// `canon::rfc3986::normalize` does for the general parser. A `%` not
@@ -222,13 +251,19 @@ impl Found {
         if self.lower_hex {
             upper_case_escapes(&mut copy[self.path_start as usize..]);
         }
-        let parts = if self.scheme_end == ABSENT {
+        (self.parts(input.len() as u32), !self.lower_hex)
+    }
+
+    /// The parts of an input of `len` bytes where the offsets were found.
+    #[inline(always)]
+    fn parts(&self, len: u32) -> Parts {
+        if self.scheme_end == ABSENT {
             // A request target: path at 0, no scheme or host.
             Parts {
                 path_start: 0,
                 query_start: self.query_start,
                 fragment_start: self.fragment_start,
-                len: input.len() as u32,
+                len,
                 special: true,
                 ..Parts::default()
             }
@@ -246,12 +281,31 @@ impl Found {
                 path_start: self.path_start,
                 query_start: self.query_start,
                 fragment_start: self.fragment_start,
-                len: input.len() as u32,
+                len,
                 special: true,
                 opaque_path: false,
             }
-        };
-        (parts, !self.lower_hex)
+        }
+    }
+}
+
+/// The fast path's scan alone, for [`scan_canonical`]: no copy.
+struct Scan<'a> {
+    input: &'a [u8],
+    strict_escapes: bool,
+    target: bool,
+}
+
+impl Job for Scan<'_> {
+    type Output = Option<Found>;
+    #[inline(always)]
+    fn run<C: Chunk>(self, chunk: C) -> Option<Found> {
+        match (self.target, self.strict_escapes) {
+            (true, true) => target::<true, C>(chunk, self.input),
+            (true, false) => target::<false, C>(chunk, self.input),
+            (false, true) => http::<true, C>(chunk, self.input),
+            (false, false) => http::<false, C>(chunk, self.input),
+        }
     }
 }
 

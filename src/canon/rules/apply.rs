@@ -82,6 +82,18 @@ impl Scratch {
         &self.fired_rewrites
     }
 
+    /// A URL the fused rules changed (`fused.rs`): `before` is what the
+    /// rules saw (kept when asked for), and no rewrite ran.
+    #[inline]
+    pub(crate) fn fused(&mut self, before: &[u8]) {
+        self.start();
+        self.saved = true;
+        if self.keep_before {
+            self.before.clear();
+            self.before.extend_from_slice(before);
+        }
+    }
+
     /// Starts a URL: nothing saved yet.
     pub(crate) fn start(&mut self) {
         self.saved = false;

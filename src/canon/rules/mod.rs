@@ -25,6 +25,7 @@
 
 pub(crate) mod apply;
 pub mod file;
+pub(crate) mod fused;
 pub(crate) mod glob;
 mod host;
 mod path;
@@ -1066,7 +1067,6 @@ impl RuleSet {
     }
 
     /// The configuration for every host that no host section names.
-    #[cfg(test)]
     pub(crate) fn global(&self) -> &Config {
         &self.global
     }

@@ -89,6 +89,70 @@ fn scan(path: &[u8]) -> Found {
     found
 }
 
+/// Whether the path `input[ps..pe]` holds a byte of `S`, read sixteen
+/// bytes a step where it lies, as [`scan_within`] reads it (a path shorter
+/// than sixteen bytes is not left to a byte loop, as `find` leaves it).
+/// For a path that ends at sixteen bytes or more.
+#[inline]
+fn any_within<S: ByteSet>(input: &[u8], ps: usize, pe: usize) -> bool {
+    let chunk = |at: usize| -> &[u8; 16] { input[at..at + 16].try_into().expect("16 bytes") };
+    let mut at = ps;
+    while at + 16 <= pe {
+        if members::<S>(chunk(at)) != 0 {
+            return true;
+        }
+        at += 16;
+    }
+    let from = pe - 16;
+    at < pe && members::<S>(chunk(from)) & (0xFFFF << ps.saturating_sub(from) & 0xFFFF) != 0
+}
+
+/// [`scan`] of the path `input[ps..pe]`, read where it lies: the last
+/// sixteen bytes end at `pe` and overlap what was read before them (bytes
+/// before `ps` are dropped), so the rest of the path is not copied. For a
+/// path that ends at sixteen bytes or more; `last_segment` is relative to
+/// `ps`.
+#[inline]
+fn scan_within(input: &[u8], ps: usize, pe: usize) -> Found {
+    let chunk = |at: usize| -> &[u8; 16] { input[at..at + 16].try_into().expect("16 bytes") };
+    let mut found = Found::default();
+    let (mut session, mut double, mut carry) = (0u32, 0u32, 0u32);
+    // The last `/` and the dots after it, by their bit in the chunk at `at`.
+    let mut last = |at: usize, slashes: u32, dots: u32| {
+        if slashes != 0 {
+            let k = 31 - slashes.leading_zeros();
+            found.last_segment = at + k as usize + 1 - ps;
+            found.dot = dots >> k != 0;
+        } else {
+            found.dot |= dots != 0;
+        }
+    };
+    let mut at = ps;
+    while at + 16 <= pe {
+        let c = chunk(at);
+        session |= members::<SessionStart>(c);
+        let slashes = members::<Slash>(c);
+        double |= slashes & (slashes << 1 | carry);
+        carry = slashes >> 15;
+        last(at, slashes, members::<Dot>(c));
+        at += 16;
+    }
+    if at < pe {
+        // `pe >= 16`: the chunk ending at `pe` holds the byte before `at`,
+        // so a `//` across the boundary is seen without a carry.
+        let from = pe - 16;
+        let path = 0xFFFFu32 << ps.saturating_sub(from) & 0xFFFF;
+        let c = chunk(from);
+        session |= members::<SessionStart>(c) & path;
+        let slashes = members::<Slash>(c) & path;
+        double |= slashes & slashes << 1;
+        last(from, slashes, members::<Dot>(c) & path);
+    }
+    found.session = session != 0;
+    found.double_slash = double != 0;
+    found
+}
+
 /// Runs the path rules of `cfg` on `url`'s path.
 #[inline]
 pub(crate) fn apply(cfg: &Config, url: &mut InPlace<'_>, s: &mut Scratch, fired: &mut RuleMask) {
@@ -131,6 +195,76 @@ pub(crate) fn apply(cfg: &Config, url: &mut InPlace<'_>, s: &mut Scratch, fired:
         last = last_segment(cfg, url, s, fired, last);
     }
     s.last_segment = Some(last);
+}
+
+/// For the fused rules (`fused.rs`): what the path rules of `cfg` do to
+/// `path` (which starts with `/`) when all they do is remove an index file
+/// and add `trailing-slash=add`'s slash: the bytes of `path` kept and
+/// whether the slash is added. `None` when they rewrite it otherwise
+/// (`session`, `duplicate-slashes`): [`apply`] and [`add_slash`] then run
+/// them. The same decisions as those two, for a `cfg` with neither
+/// `lowercase-path` nor `trailing-slash=remove` (which the fused rules
+/// leave to them).
+#[inline]
+pub(crate) fn plan(
+    cfg: &Config,
+    input: &[u8],
+    (ps, pe): (usize, usize),
+    s: &mut Scratch,
+    fired: &mut RuleMask,
+) -> Option<(usize, bool)> {
+    let on = cfg.enabled;
+    let path = &input[ps..pe];
+    debug_assert!(!on.has(Rule::LowercasePath) && path.first() == Some(&b'/'));
+    if on.0 & SCAN_RULES.0 == 0 {
+        // As in `apply`: only `session`.
+        let session = if pe >= 16 {
+            any_within::<SessionStart>(input, ps, pe)
+        } else {
+            find::<SessionStart>(path, 0) < path.len()
+        };
+        if on.has(Rule::Session) && session && rewrites_segments(on, path, s) {
+            return None;
+        }
+        return Some((path.len(), false));
+    }
+    let found = if pe >= 16 {
+        scan_within(input, ps, pe)
+    } else {
+        scan(path)
+    };
+    if ((on.has(Rule::Session) && found.session)
+        || (on.has(Rule::DuplicateSlashes) && found.double_slash))
+        && rewrites_segments(on, path, s)
+    {
+        return None;
+    }
+    let mut kept = path.len();
+    let mut last = (path.len() - found.last_segment, found.dot);
+    if on.has(Rule::IndexFile) && last.0 > 0 && cfg.is_index_file(&path[found.last_segment..]) {
+        kept = found.last_segment;
+        last = (0, false);
+        fired.insert(Rule::IndexFile);
+    }
+    let slash = on.has(Rule::TrailingSlash)
+        && cfg.trailing_slash == TrailingSlash::Add
+        && last.0 > 0
+        && !last.1;
+    if slash {
+        fired.insert(Rule::TrailingSlash);
+    }
+    Some((kept, slash))
+}
+
+/// Whether the segment pass of the rules `on` changes `path`.
+#[cold]
+fn rewrites_segments(on: RuleMask, path: &[u8], s: &mut Scratch) -> bool {
+    let mut buf = std::mem::take(&mut s.buf);
+    buf.clear();
+    let mut changed = RuleMask::NONE;
+    segments(on, path, &mut buf, &mut changed);
+    s.buf = buf;
+    !changed.is_empty()
 }
 
 /// The path rules that need [`scan`]'s answers beyond "a `;` or `(`":
@@ -417,18 +551,22 @@ mod tests {
 
     /// The scan against a byte loop, on every path of a small alphabet up
     /// to 34 bytes long (so across the 16-byte chunk boundary).
+    /// The `n`th generated path of `len` bytes of the scan's alphabet.
+    fn generated(n: u32, len: usize, mix: u32, path: &mut Vec<u8>) {
+        let alphabet = b"/;(.a";
+        path.clear();
+        let mut k = n;
+        for _ in 0..len {
+            path.push(alphabet[(k % 5) as usize]);
+            k = k / 5 + n % mix;
+        }
+    }
+
     #[test]
     fn scan_matches_a_byte_loop() {
-        let alphabet = b"/;(.a";
         let mut path = Vec::new();
         for n in 0..20_000u32 {
-            path.clear();
-            let mut k = n;
-            let len = (n % 35) as usize;
-            for _ in 0..len {
-                path.push(alphabet[(k % 5) as usize]);
-                k = k / 5 + n % 7;
-            }
+            generated(n, (n % 35) as usize, 7, &mut path);
             let last_segment = path.iter().rposition(|&b| b == b'/').map_or(0, |k| k + 1);
             let want = Found {
                 session: path.iter().any(|&b| b == b';' || b == b'('),
@@ -437,6 +575,26 @@ mod tests {
                 dot: path[last_segment..].contains(&b'.'),
             };
             assert_eq!(scan(&path), want, "{}", path.escape_ascii());
+        }
+    }
+
+    /// [`scan_within`] against [`scan`], on paths of every length at
+    /// every offset of a longer input (so with bytes before the path that
+    /// the last chunk must drop, `/` among them).
+    #[test]
+    fn scan_within_matches_scan() {
+        let mut input = Vec::new();
+        for n in 0..20_000u32 {
+            let len = 16 + (n % 40) as usize;
+            generated(n, len, 11, &mut input);
+            let ps = (n as usize / 7) % len;
+            for pe in ps.max(16)..=len {
+                let want = scan(&input[ps..pe]);
+                let got = scan_within(&input, ps, pe);
+                assert_eq!(got, want, "{} {ps}..{pe}", input.escape_ascii());
+                let session = any_within::<SessionStart>(&input, ps, pe);
+                assert_eq!(session, want.session, "{} {ps}..{pe}", input.escape_ascii());
+            }
         }
     }
 

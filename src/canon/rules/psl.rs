@@ -241,10 +241,31 @@ pub(crate) fn has_domain(name: &[u8]) -> bool {
     // trailing dot. (An empty label further on matches no rule of the
     // table, and none of the `psl` crate's but a wildcard's, which stops
     // there: both say the name is no suffix.)
-    match memchr::memchr(b'.', name) {
+    match first_dot(name) {
         Some(dot) if dot > 0 && name.last() != Some(&b'.') => !is_suffix(name, &name[dot + 1..]),
         _ => psl::domain(name).is_some(),
     }
+}
+
+/// Where the first `.` of `name` is. The first label of a host is short:
+/// its first eight bytes are tested at once (the bytes equal to `.` are the
+/// zero bytes of the word XOR `.`, and the lowest one the usual bit trick
+/// finds is exact), which costs less than `memchr`'s set-up.
+#[inline]
+fn first_dot(name: &[u8]) -> Option<usize> {
+    const DOTS: u64 = u64::from_le_bytes([b'.'; 8]);
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    let mut at = 0;
+    while let Some(word) = name.get(at..at + 8) {
+        let x = u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ DOTS;
+        let zero = x.wrapping_sub(ONES) & !x & HIGH;
+        if zero != 0 {
+            return Some(at + zero.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    name[at..].iter().position(|&b| b == b'.').map(|k| at + k)
 }
 
 /// Whether the name of two labels or more `name`, whose first label ends
@@ -267,6 +288,29 @@ mod tests {
 
     /// Every rule of the table, and the names one and two labels below it
     /// and above it, give the `psl` crate's answer.
+    #[test]
+    fn first_dot_is_the_first_dot() {
+        let names: [&[u8]; 9] = [
+            b"",
+            b".",
+            b"a",
+            b"example.com",
+            b"abcdefgh.com",
+            b"abcdefghijklmnopq.r.s",
+            b"a\xae.b",
+            b"nodots-at-all-here",
+            b"abcdefg.",
+        ];
+        for n in names {
+            assert_eq!(
+                first_dot(n),
+                n.iter().position(|&b| b == b'.'),
+                "{}",
+                n.escape_ascii()
+            );
+        }
+    }
+
     #[test]
     fn agrees_with_the_psl_crate_on_every_rule() {
         let (mut checked, mut wrong) = (0, Vec::new());

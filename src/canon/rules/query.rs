@@ -49,7 +49,7 @@ pub(crate) fn apply(cfg: &Config, url: &mut InPlace<'_>, s: &mut Scratch, fired:
 /// Whether the query rules would change the query `q` (without its `?`):
 /// the same decisions as [`write_query`], without writing.
 #[inline]
-fn changes(cfg: &Config, q: &[u8]) -> bool {
+pub(crate) fn changes(cfg: &Config, q: &[u8]) -> bool {
     let on = cfg.enabled;
     let empty_rule = on.has(Rule::EmptyQuery);
     if q.is_empty() {

@@ -1,0 +1,267 @@
+//! The rules fused with the fast path: for a URL the fast path took (it is
+//! canonical as it stands), the rules' decisions are made on the input
+//! itself, and the URL is written once with their edits made, not copied
+//! and then edited in place (see `apply.rs`).
+//!
+//! Only the edits that cut or add bytes at a component's edge are made
+//! here: the fragment, `www.` labels, an index file, `trailing-slash=add`'s
+//! slash. A URL whose query, path segments or host the rules would rewrite
+//! otherwise is left to the in-place rules ([`plan`] says `None`), which
+//! then decide everything again: each decision is made by the function the
+//! in-place rules use (`path::plan`, `host::plan`, `query::changes`), so
+//! both ways give the same bytes (`tests/rules_fused.rs` compares them).
+//!
+//! Only a rule set with one configuration for every URL is fused
+//! ([`fusable`]): no host section, alias, path section or rewrite, and none
+//! of the rules that the fused way leaves to the in-place one.
+
+use super::apply::{is_web, Scratch};
+use super::{host, path, query, Config, Rule, RuleMask, RuleSet, TrailingSlash};
+use crate::url::parts::{Parts, ABSENT};
+
+/// Whether `set` takes the fused way: one configuration for every URL, and
+/// none of `lowercase-path`, `https-as-http`, `http-as-https`,
+/// `trailing-slash=remove` (rewrites of the path or scheme, left to the
+/// in-place rules).
+pub(crate) fn fusable(set: &RuleSet) -> bool {
+    let g = set.global();
+    let on = g.enabled;
+    !set.has_aliases()
+        && !set.has_hosts()
+        && g.paths.is_empty()
+        && !super::apply::has_rewrites(g)
+        && !on.has(Rule::LowercasePath)
+        && !on.has(Rule::HttpsAsHttp)
+        && !on.has(Rule::HttpAsHttps)
+        && !(on.has(Rule::TrailingSlash) && g.trailing_slash == TrailingSlash::Remove)
+}
+
+/// The edits [`plan`] decided on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Plan {
+    /// The rules that change the URL.
+    pub(crate) fired: RuleMask,
+    /// Bytes removed at the host's start (`www.`).
+    www: u32,
+    /// Where the path's kept bytes end (before an index file).
+    path_cut: u32,
+    /// `trailing-slash=add`'s slash after them.
+    slash: bool,
+    /// Where the kept bytes end (before a removed fragment).
+    end: u32,
+}
+
+/// The rules of `cfg` on `input`, a URL the fast path took with `parts`
+/// (canonical as it stands: no escape's hex to upper-case), decided on the
+/// input: `None` when they would rewrite more than [`Plan`] writes.
+#[inline]
+pub(crate) fn plan(cfg: &Config, input: &[u8], parts: &Parts, s: &mut Scratch) -> Option<Plan> {
+    let on = cfg.enabled;
+    let mut fired = RuleMask::NONE;
+    let mut end = parts.len;
+    if parts.fragment_start != ABSENT && on.has(Rule::Fragment) {
+        end = parts.fragment_start;
+        fired.insert(Rule::Fragment);
+    }
+    let pe = parts.path_end();
+    let mut plan = Plan {
+        fired,
+        www: 0,
+        path_cut: pe,
+        slash: false,
+        end,
+    };
+    if !is_web(input, parts) {
+        // `file:` and such: only `fragment` (`apply::other_scheme`).
+        return Some(plan);
+    }
+    // Userinfo, an IP address and other rewritten hosts are left to the
+    // general parser by the fast path.
+    debug_assert_eq!(parts.username_start, parts.host_start);
+    let ps = parts.path_start;
+    let (kept, slash) = path::plan(cfg, input, (ps as usize, pe as usize), s, &mut plan.fired)?;
+    plan.path_cut = ps + kept as u32;
+    plan.slash = slash;
+    if parts.query_start != ABSENT {
+        let q = &input[parts.query_start as usize + 1..parts.query_end() as usize];
+        if query::changes(cfg, q) {
+            return None;
+        }
+    }
+    if parts.host_start != ABSENT {
+        let h = &input[parts.host_start as usize..parts.host_end as usize];
+        plan.www = host::plan(cfg, h, &mut plan.fired)? as u32;
+    }
+    Some(plan)
+}
+
+/// Appends `input` with `plan`'s edits made (`plan.fired` is not empty),
+/// and returns the parts of what was written.
+#[inline]
+pub(crate) fn write(input: &[u8], parts: &Parts, plan: &Plan, out: &mut Vec<u8>) -> Parts {
+    let pe = parts.path_end();
+    let start = out.len();
+    let mut p = *parts;
+    if plan.www > 0 {
+        let hs = parts.host_start as usize;
+        out.extend_from_slice(&input[..hs]);
+        out.extend_from_slice(&input[hs + plan.www as usize..plan.path_cut as usize]);
+        p.host_end -= plan.www;
+        p.path_start -= plan.www;
+    } else if plan.path_cut == pe && !plan.slash {
+        // Mostly a fragment removed: one copy.
+        out.extend_from_slice(&input[..plan.end as usize]);
+    } else {
+        out.extend_from_slice(&input[..plan.path_cut as usize]);
+    }
+    if plan.slash {
+        out.push(b'/');
+    }
+    if (plan.www > 0 || plan.path_cut < pe || plan.slash) && pe < plan.end {
+        out.extend_from_slice(&input[pe as usize..plan.end as usize]);
+    }
+    // The bytes from the path's end on were copied as they were: their
+    // offsets move by the change in length.
+    let written = (out.len() - start) as u32;
+    let delta = written.wrapping_sub(plan.end);
+    let moved = |o: u32| {
+        if o == ABSENT {
+            o
+        } else {
+            o.wrapping_add(delta)
+        }
+    };
+    p.query_start = moved(parts.query_start);
+    p.fragment_start = if plan.end < parts.len {
+        ABSENT
+    } else {
+        moved(parts.fragment_start)
+    };
+    p.len = written;
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use super::super::{file, Edit};
+    use crate::{Canonicalizer, Profile};
+
+    /// A host section that no URL here has: it keeps a rule set from being
+    /// fused and changes nothing else.
+    const UNFUSED: &str = "[[host]]\nmatch = [\"never.invalid\"]\nrules = [\"-www\"]\n";
+
+    /// The same rules twice, fused and in place.
+    fn pair(profile: Profile, edits: &str) -> (Canonicalizer, Canonicalizer) {
+        let mask = profile.rule_mask();
+        let edits = Edit::parse_list(edits).unwrap();
+        let make = |text| {
+            let set = file::build(mask, text, &edits).unwrap();
+            let mut c = Canonicalizer::new(profile).with_rules(Arc::new(set));
+            c.set_keep_before_rules(true);
+            c
+        };
+        (make(None), make(Some(UNFUSED)))
+    }
+
+    /// Hand-made URLs for every edit the fused rules make, and for what
+    /// they leave to the in-place rules.
+    const CASES: &[&str] = &[
+        "http://www.example.com/a/index.html?x=1#top",
+        "https://www2.example.co.uk/shuchao",
+        "https://www.co.uk/a",
+        "http://www.example.com./a",
+        "http://example.com/a//b/",
+        "http://example.com/a;jsessionid=1A/b?c=1",
+        "http://example.com/Foo_(bar)",
+        "http://example.com/(S(abcdefghijklmnopqrstuvwx))/a.aspx",
+        "http://example.com/?utm_source=x",
+        "http://example.com/?b=2&a=1",
+        "http://example.com/?q=a+b",
+        "http://example.com/?",
+        "http://example.com/a.html#",
+        "http://example.com/#x",
+        "http://wwwexample.com/x",
+        "http://www/x",
+        "http://example.com:8080/dir/Default.aspx#f",
+        "http://example.com/%c3%a9/x",
+        "file:///a/b#c",
+        "file:///a/index.html",
+        "/a/index.html?x=1#f",
+        "/shuchao",
+        "/a//b;jsessionid=0?utm_medium=y",
+        "/",
+    ];
+
+    /// Runs both on `input` (as a URL, and as a request target when it
+    /// starts with `/`) and compares everything the caller can see.
+    fn same(fused: &mut Canonicalizer, in_place: &mut Canonicalizer, input: &[u8], what: &str) {
+        let target = input.first() == Some(&b'/');
+        let run = |c: &mut Canonicalizer| {
+            let mut out = b"prefix".to_vec();
+            let r = if target {
+                c.canonicalize_target(input, &mut out)
+            } else {
+                c.canonicalize_into(input, &mut out)
+            };
+            let before = c.before_rules().map(<[u8]>::to_vec);
+            (r, out, before)
+        };
+        let a = run(fused);
+        let b = run(in_place);
+        assert_eq!(a, b, "{what}: {}", input.escape_ascii());
+    }
+
+    #[test]
+    fn fused_rules_write_what_the_in_place_rules_write() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/url-dataset");
+        let mut lines: Vec<Vec<u8>> = CASES.iter().map(|c| c.as_bytes().to_vec()).collect();
+        for f in ["kasztp", "userbait", "node_files", "isaacs_files"] {
+            let Ok(bytes) = std::fs::read(data.join(format!("{f}.txt"))) else {
+                eprintln!(
+                    "{f}.txt not found in {}: hand-made cases only",
+                    data.display()
+                );
+                continue;
+            };
+            for l in bytes.split(|&b| b == b'\n') {
+                lines.push(l.to_vec());
+                // The same as a request target: from the path on.
+                let authority = l.windows(3).position(|w| w == b"://").map(|k| k + 3);
+                if let Some(a) = authority {
+                    if let Some(k) = l[a..].iter().position(|&b| b == b'/') {
+                        lines.push(l[a + k..].to_vec());
+                    }
+                }
+            }
+        }
+        let mut fired = 0usize;
+        for (profile, edits) in [
+            (Profile::Safe, ""),
+            (Profile::Aggressive, ""),
+            (Profile::Aggressive, "-www,trailing-slash=keep"),
+            (Profile::Aggressive, "sort-query=key-value,-fragment"),
+            (
+                Profile::Safe,
+                "+index-file,+trailing-slash,+duplicate-slashes",
+            ),
+        ] {
+            let (mut fused, mut in_place) = pair(profile, edits);
+            assert!(fused.fused && !in_place.fused, "{edits}");
+            let what = format!("{} {edits}", profile.name());
+            for l in &lines {
+                same(&mut fused, &mut in_place, l, &what);
+                fired += usize::from(fused.before_rules().is_some());
+            }
+        }
+        // The comparison saw the rules fire.
+        assert!(fired > 0);
+        // Rules the fused way leaves to the in-place one.
+        for edits in ["+lowercase-path", "+https-as-http", "trailing-slash=remove"] {
+            let (fused, _) = pair(Profile::Aggressive, edits);
+            assert!(!fused.fused, "{edits}");
+        }
+    }
+}
