@@ -113,9 +113,16 @@ fn parse_time(digits: &[u8]) -> Option<i64> {
 /// The host of a canonical URL (without userinfo and port); empty for a
 /// path-only target or a URL without an authority.
 pub(crate) fn url_host(url: &[u8]) -> &[u8] {
-    let Some(start) = memchr::memmem::find(url, b"://").map(|i| i + 3) else {
+    // `scheme://`, the scheme being ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+    // (RFC 3986 §3.1): a `://` later in a path-only target's query is no host.
+    let scheme_len = url
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
+        .unwrap_or(url.len());
+    if scheme_len == 0 || !url[0].is_ascii_alphabetic() || !url[scheme_len..].starts_with(b"://") {
         return b"";
-    };
+    }
+    let start = scheme_len + 3;
     let rest = &url[start..];
     let end = rest
         .iter()
@@ -147,6 +154,8 @@ mod tests {
             ("http://[2001:db8::1]/", "[2001:db8::1]"),
             ("/path/only?x=http://a.b/", ""),
             ("mailto:a@b.c", ""),
+            ("//a.example/x", ""),
+            ("1http://a.example/", ""),
         ] {
             assert_eq!(url_host(url.as_bytes()), host.as_bytes(), "{url}");
         }
