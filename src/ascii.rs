@@ -62,6 +62,16 @@ pub fn parse_u64(digits: &[u8]) -> Option<u64> {
     Some(n)
 }
 
+/// [`parse_u64`] with an optional leading `-`: a signed decimal that fits
+/// in an `i64` (Unix times before 1970, window starts).
+#[inline]
+pub fn parse_i64(digits: &[u8]) -> Option<i64> {
+    match digits.split_first() {
+        Some((b'-', rest)) => parse_u64(rest).and_then(|n| 0i64.checked_sub_unsigned(n)),
+        _ => parse_u64(digits).and_then(|n| i64::try_from(n).ok()),
+    }
+}
+
 /// [`parse_u64`] limited to `u16` (at most 65535), as a port number.
 #[inline]
 pub fn parse_u16(digits: &[u8]) -> Option<u16> {
@@ -155,6 +165,19 @@ mod tests {
         assert_eq!(parse_u64(b"+1"), None);
         assert_eq!(parse_u64(b"1 "), None);
         assert_eq!(parse_u64(b"1x"), None);
+    }
+
+    #[test]
+    fn parse_i64_edges() {
+        assert_eq!(parse_i64(b"-86400"), Some(-86_400));
+        assert_eq!(parse_i64(b"1790812800"), Some(1_790_812_800));
+        assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(parse_i64(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_i64(b"9223372036854775808"), None);
+        assert_eq!(parse_i64(b"-9223372036854775809"), None);
+        for bad in [&b""[..], b"-", b"--1", b"+1", b"1-"] {
+            assert_eq!(parse_i64(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

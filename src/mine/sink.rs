@@ -56,7 +56,7 @@ impl<'t> RowSink<'t> {
         }
         let status = ascii::parse_u16(status);
         let bytes = ascii::parse_u64(bytes);
-        let time = parse_time(time);
+        let time = ascii::parse_i64(time);
         let window = match (self.window, time) {
             (Some(w), Some(t)) => Some(t.div_euclid(w) * w),
             _ => None,
@@ -100,13 +100,6 @@ impl Write for RowSink<'_> {
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
-    }
-}
-
-fn parse_time(digits: &[u8]) -> Option<i64> {
-    match digits.split_first() {
-        Some((b'-', rest)) => ascii::parse_u64(rest).and_then(|n| 0i64.checked_sub_unsigned(n)),
-        _ => ascii::parse_u64(digits).and_then(|n| i64::try_from(n).ok()),
     }
 }
 

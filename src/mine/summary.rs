@@ -262,7 +262,12 @@ impl UrlSummary {
             if i > 0 {
                 out.push(b',');
             }
-            out.extend_from_slice(format!("{c:016x}").as_bytes());
+            // Sixteen lower-case hex digits, most significant first.
+            out.extend(
+                (0..16)
+                    .rev()
+                    .map(|i| b"0123456789abcdef"[(c >> (4 * i) & 0xf) as usize]),
+            );
         }
         out.push(b'\n');
     }
@@ -275,7 +280,7 @@ impl UrlSummary {
         let url = next("url")?;
         let window = match next("window")? {
             b"-" => None,
-            w => Some(parse_i64(w).ok_or(RowError::Bad("window"))?),
+            w => Some(ascii::parse_i64(w).ok_or(RowError::Bad("window"))?),
         };
         let mut s = UrlSummary {
             hits: parse_num(next("hits")?, "hits")?,
@@ -361,13 +366,6 @@ impl std::error::Error for RowError {}
 
 fn parse_num(digits: &[u8], column: &'static str) -> Result<u64, RowError> {
     ascii::parse_u64(digits).ok_or(RowError::Bad(column))
-}
-
-fn parse_i64(digits: &[u8]) -> Option<i64> {
-    match digits.split_first() {
-        Some((b'-', rest)) => ascii::parse_u64(rest).and_then(|n| 0i64.checked_sub_unsigned(n)),
-        _ => ascii::parse_u64(digits).and_then(|n| i64::try_from(n).ok()),
-    }
 }
 
 /// The number of distinct values behind a bottom-k sample of `kept` values
