@@ -14,6 +14,8 @@ Families planted (the truth merges these spellings):
   irrelevant-param  shop:  /product?id=N&ref=PARTNER (ref changes nothing)
   default-param     shop:  /catalog?cat=C&page=1 = /catalog?cat=C
   substitution      news:  /story?id=N = /story_N
+  drift-param       news:  /2026/10/SLUG?via=rss = /2026/10/SLUG (an irrelevant
+                           parameter on articles whose size grows day by day)
   index-file        news:  / = /home.html, /sports/ = /sports/home.html
   redirect          news:  /old/story/N answers 301, the client then fetches /story_N
   slug              books: /books/ANY-SLUG/ISBN-item.html (the slug is not read)
@@ -29,7 +31,13 @@ Traps (the truth keeps these apart, though the log makes them look alike):
   content-param     shop:  &page=2..5 (other content, other sizes)
   soft-404          shop:  /p/WORD answers 200 with the same not-found page
   hard-404          news:  /Sports/ (wrong case on a case-sensitive server) is 404
-  drift             news:  articles whose size grows from day to day
+  drift             news:  articles whose size grows from day to day (their
+                           `?via=rss` spelling, family drift-param, is the same
+                           page: the truth merges it, a miner must compare sizes
+                           of the same day to see it)
+  drift-yesterday   news:  `?edition=yesterday` of an article: on each day the
+                           size the article had the day before (equal sizes on
+                           other days, not the same page)
   aborted           every site: some 200 responses are cut short (smaller bytes)
 
 Output: a `vhost` combined log (`host:443 client - - [time] "GET target
@@ -186,8 +194,16 @@ def build_sites(rng, scale):
               [(4, Spelling(news, "/%s/" % sec.capitalize(), "hard-404"))])
     for n in range(int(120 * scale)):
         slug = "2026/10/%s-%d" % (word_slug(rng, 3), n)
-        s.add(Page("news/article/%d" % n, rng.randint(10_000, 30_000), jitter=12, drift=rng.randint(50, 400)),
-              [(30, Spelling(news, "/%s" % slug, "drift"))])
+        base, drift = rng.randint(10_000, 30_000), rng.randint(50, 400)
+        s.add(Page("news/article/%d" % n, base, jitter=12, drift=drift), [
+            (30, Spelling(news, "/%s" % slug, "drift")),
+            (15, Spelling(news, "/%s?via=rss" % slug, "drift-param")),
+        ])
+        # Yesterday's edition of the article: on day D it is the article's
+        # page of day D - 1, byte for byte in size. Pooled over days, the two
+        # share sizes; on any one day they differ by the day's drift.
+        s.add(Page("news/article/%d/yesterday" % n, base - drift, jitter=12, drift=drift),
+              [(8, Spelling(news, "/%s?edition=yesterday" % slug, "drift-yesterday"))])
 
     # books.example: the slug before the ISBN is not read by the server.
     books = "books.example"

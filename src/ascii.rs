@@ -7,7 +7,7 @@
 
 /// The value of an ASCII hex digit (`0-9`, `a-f`, `A-F`), or `None`.
 #[inline]
-pub fn hex_value(b: u8) -> Option<u8> {
+pub const fn hex_value(b: u8) -> Option<u8> {
     match b {
         b'0'..=b'9' => Some(b - b'0'),
         b'a'..=b'f' => Some(b - b'a' + 10),

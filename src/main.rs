@@ -451,6 +451,14 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<OsString>,
     },
+    /// Learn a site's DUST rules from its logs or summaries, with evidence
+    /// (`canonurl mine --help`; it comes first on the command line).
+    Mine {
+        /// The main command's input options and files, and mine's own
+        /// (`--evidence`, `--summaries`, `--learn`, `--min-*`, ...).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<OsString>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -561,6 +569,9 @@ fn main() -> ExitCode {
     // `summarize` takes the main command's input options: it parses them itself.
     if args.get(1).is_some_and(|a| a == "summarize") {
         return cli::summarize::main(&config, args);
+    }
+    if args.get(1).is_some_and(|a| a == "mine") {
+        return cli::mine::main(&config, args);
     }
     let cli = match Cli::try_parse_from(cli::config::merge(&config, args)) {
         Ok(cli) => cli,
@@ -771,6 +782,9 @@ fn subcommand(command: &Command) -> Result<u8, String> {
         // options came before it.
         Command::Summarize { .. } => {
             return Err("summarize must come first: canonurl summarize [OPTIONS] [FILE]...".into())
+        }
+        Command::Mine { .. } => {
+            return Err("mine must come first: canonurl mine [OPTIONS] [FILE]...".into())
         }
     }
     let mut out = io::stdout().lock();

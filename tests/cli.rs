@@ -351,3 +351,255 @@ fn help_exits_zero() {
         "{help}"
     );
 }
+
+/// The plain pipe writes a run of lines that are their own canonical URL
+/// straight from its input, a few KiB at a time (`Worker::plain_urls_as`),
+/// and every other line through the canonicalizer: whatever the mix, the
+/// output must still be, line for line, what the library makes of each
+/// line (an empty line where it rejects one), with and without a base,
+/// from a file read in byte ranges by two workers and from stdin.
+#[test]
+fn pipe_output_is_the_library_output_line_by_line() {
+    use canonurl::{Base, Canonicalizer, Profile};
+    const MAX_LINE: usize = 1024;
+    let long = format!("http://e.com/{}", "a".repeat(MAX_LINE));
+    let kinds: [&[u8]; 14] = [
+        b"http://example.com/a/b",
+        b"https://www.example.org/path/to/file.html?q=1&r=2",
+        b"http://e.com/",
+        b"http://E.com/upper",
+        b"http://e.com/%7euser",
+        b"http://e.com/%7Euser",
+        b"/origin/form?x=1",
+        b"/origin/%7e",
+        b"/a/./b/../c",
+        b"",
+        b"  \t",
+        b"no scheme here",
+        b"http://e.com/a b",
+        long.as_bytes(),
+    ];
+    let mut input = Vec::new();
+    let mut state: u32 = 0x9e37_79b9;
+    for i in 0..30_000u32 {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        // Stretches of canonical URLs only, long enough to be written in
+        // several runs, between stretches of every kind of line.
+        let kind = if (i / 500) % 2 == 0 || !state.is_multiple_of(4) {
+            (state >> 8) % 3
+        } else {
+            (state >> 8) % 14
+        };
+        input.extend_from_slice(kinds[kind as usize]);
+        if i % 3 == 0 {
+            input.extend_from_slice(format!("{i}").as_bytes());
+        }
+        input.extend_from_slice(if state.is_multiple_of(97) {
+            b"\r\n"
+        } else {
+            b"\n"
+        });
+    }
+    input.extend_from_slice(b"http://last.example/no-newline");
+    let file = scratch_file("pipe-as-is.txt", &input);
+    let file = file.to_str().expect("UTF-8 path");
+
+    for profile in [Profile::Whatwg, Profile::Rfc3986] {
+        for base in [None, Some("http://b.example/d/")] {
+            let mut canon = Canonicalizer::new(profile);
+            canon.set_base(base.map(|b| Base::parse(b.as_bytes()).expect("base")));
+            let mut expected = Vec::new();
+            for line in input.split(|&b| b == b'\n') {
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                let blank = line.iter().all(|&b| b == b' ' || b == b'\t');
+                let start = expected.len();
+                if line.len() > MAX_LINE
+                    || blank
+                    || canon.canonicalize_target(line, &mut expected).is_err()
+                {
+                    expected.truncate(start);
+                }
+                expected.push(b'\n');
+            }
+            let name = profile.name();
+            let max = MAX_LINE.to_string();
+            let mut args = vec!["-f", "plain", "--pipe", "--profile", name];
+            args.extend(["--max-line-len", &max]);
+            if let Some(b) = base {
+                args.extend(["--base", b]);
+            }
+            for (extra, stdin) in [
+                (["-j", "2", file], &b""[..]),
+                (["-j", "1", "-"], &input[..]),
+            ] {
+                let mut all = args.clone();
+                all.extend(extra);
+                let output = canonurl(&all, stdin);
+                assert_exit(&output, 0);
+                assert!(
+                    output.stdout == expected,
+                    "{all:?}: the output differs from the library's, first at byte {}",
+                    output
+                        .stdout
+                        .iter()
+                        .zip(&expected)
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(output.stdout.len().min(expected.len()))
+                );
+            }
+        }
+    }
+}
+
+/// A combined log's request targets are canonicalized where they lie, their
+/// end found by their own scan (`Extract::request_start`): the output must
+/// be, line for line, what the library gives when the record is read first
+/// (`RecordReader`, `request_url`, `canonicalize_target`), on lines made to
+/// sit on every edge of that shortcut: escapes of the logger (`\\`, `\"`,
+/// `\x22`) in the path, query and fragment, spaces in the target, other
+/// methods (the shortcut takes upper-case ones but `CONNECT`) and versions,
+/// fields cut short, a quote not followed by a space, lines wrapped in
+/// quotes, escapes and dot segments at the target's end.
+#[test]
+fn combined_output_is_the_library_output_line_by_line() {
+    use canonurl::log::{request_url, Extracted, Field, Line, LogFormat, RequestUrl};
+    use canonurl::{Canonicalizer, Profile, RecordReader};
+    let time = "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] ";
+    let targets = [
+        "/",
+        "/a",
+        "/a b",
+        r"/a\\b",
+        r#"/a\"b"#,
+        "/a?x=1",
+        r"/a?x=\\1",
+        r"/a?x=\x22",
+        "/a#f",
+        r"/a#f\\g",
+        "/a?q#f",
+        "/%2e/x",
+        "/.x",
+        "/a/%2E",
+        "/a%4",
+        "/a%",
+        "/a%41",
+        "/a%zz",
+        "/a%3a",
+        "/a?%3a",
+        "/a#%3a",
+        r#"/a?x="y"#,
+        "/a//b",
+        "/A/B",
+        "/\u{e9}",
+        "/a?b c",
+        "/x?a[b]=1",
+        "/a?x#y#z",
+        "/a?x=%7e",
+        "/a?x=%7E",
+        "/a.b/c.d",
+    ];
+    let versions = [
+        " HTTP/1.1",
+        " HTTP/1.0",
+        " HTTP/2.0",
+        " HTTP/2",
+        " HTTP/1.1 ",
+        " HTTP/x.y",
+        "",
+        "  HTTP/1.1",
+        " HTTP/11.1",
+    ];
+    let tails = [
+        "\" 200 5 \"-\" \"ua\"",
+        "\"",
+        "\" ",
+        "\"\t200",
+        "\"x 200",
+        "\"\" 200",
+        "",
+    ];
+    let mut lines = Vec::new();
+    for target in targets {
+        for version in versions {
+            for tail in tails {
+                for method in [
+                    "GET ",
+                    "POST ",
+                    "GET  ",
+                    "HEAD ",
+                    "get ",
+                    "CONNECT ",
+                    "M-SEARCH ",
+                ] {
+                    lines.push(format!("{time}\"{method}{target}{version}{tail}"));
+                }
+            }
+        }
+    }
+    lines.push(format!(
+        "\"{time}\"GET /wrapped HTTP/1.1\" 200 5 \"-\" \"ua\"\""
+    ));
+    lines.push(format!(
+        "{time}\"GET /{} HTTP/1.1\" 200 5",
+        "a".repeat(70_000)
+    ));
+    lines.push("1.2.3.4 - - [10/Oct/2000:13:55:36 -07000] \"GET /t HTTP/1.1\" 200 1".into());
+    lines.push("   ".into());
+    let input = lines.join("\n") + "\n";
+    let file = scratch_file("combined-in-line.log", input.as_bytes());
+    let file = file.to_str().expect("UTF-8 path");
+
+    for profile in [Profile::Whatwg, Profile::Rfc3986] {
+        let mut canon = Canonicalizer::new(profile);
+        let mut reader = RecordReader::new(LogFormat::Combined, None);
+        let mut record = Extracted::default();
+        let mut url = Vec::new();
+        let mut expected = Vec::new();
+        let mut in_line = 0;
+        for line in &lines {
+            let start = expected.len();
+            if let Line::Record = reader.read(line.as_bytes(), Field::Request, &mut record) {
+                if request_url(&record, None, &mut url) == RequestUrl::PathOnly {
+                    let target = &record.target;
+                    if canon.canonicalize_target(target, &mut expected).is_err() {
+                        expected.truncate(start);
+                    } else if ["GET", "POST", "HEAD"]
+                        .iter()
+                        .any(|m| line.contains(&format!("\"{m} {} HTTP/", target.escape_ascii())))
+                    {
+                        in_line += 1;
+                    }
+                }
+            }
+            expected.push(b'\n');
+        }
+        // The lines the shortcut may take are there, and so are the others.
+        assert!(
+            in_line > 100 && in_line < lines.len() / 2,
+            "{in_line} of {}",
+            lines.len()
+        );
+        for threads in ["1", "2"] {
+            let args = [
+                "-f",
+                "combined",
+                "--pipe",
+                "--profile",
+                profile.name(),
+                "-j",
+                threads,
+                file,
+            ];
+            let output = canonurl(&args, b"");
+            assert_exit(&output, 0);
+            let got = String::from_utf8_lossy(&output.stdout);
+            let want = String::from_utf8_lossy(&expected);
+            for (n, (g, w)) in got.lines().zip(want.lines()).enumerate() {
+                assert_eq!(g, w, "{args:?}: line {}: {:?}", n + 1, lines[n]);
+            }
+            assert_eq!(output.stdout, expected, "{args:?}");
+        }
+    }
+}

@@ -9,79 +9,39 @@
 //!
 //! Needs python3 (standard library only); skips, saying so, without it.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
-const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
+use common::dust::{data, have_python as python};
+
 const CANONURL: &str = env!("CARGO_BIN_EXE_canonurl");
 
 fn have_python() -> bool {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("dust_site: python3 not found: skipped");
-    }
-    ok
+    python("dust_site")
 }
 
-fn data(name: &str) -> PathBuf {
-    Path::new(MANIFEST_DIR).join("data").join(name)
-}
-
-/// Runs the generator into `dir` with `seed`; returns (log, truth) paths.
-fn generate(dir: &Path, seed: u32) -> (PathBuf, PathBuf) {
-    let log = dir.join(format!("site-{seed}.log"));
-    let truth = dir.join(format!("truth-{seed}.tsv"));
-    let out = Command::new("python3")
-        .arg(data("gen-dust-site.py"))
-        .args([
-            "--seed",
-            &seed.to_string(),
+/// A small site: 6 days, 20,000 requests, a quarter of the pages.
+fn generate(dir: &Path, seed: u32) -> (std::path::PathBuf, std::path::PathBuf) {
+    common::dust::generate(
+        dir,
+        seed,
+        &[
             "--days",
             "6",
             "--requests",
             "20000",
-        ])
-        .args(["--scale", "0.25", "--holdout", "0.3"])
-        .arg("--log")
-        .arg(&log)
-        .arg("--truth")
-        .arg(&truth)
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "gen-dust-site.py failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (log, truth)
+            "--scale",
+            "0.25",
+            "--holdout",
+            "0.3",
+        ],
+    )
 }
 
-/// Scores `truth` (every URL with `all`, else the held-out ones) with the
-/// rules file `rules`; returns the JSON report.
 fn evaluate(truth: &Path, rules: Option<&Path>, all: bool) -> serde_json::Value {
-    let report = truth.with_extension(format!("{}.json", rules.is_some() as u8 + 2 * all as u8));
-    let mut cmd = Command::new("python3");
-    cmd.arg(data("dust-eval.py"))
-        .arg("--truth")
-        .arg(truth)
-        .args(["--canonurl", CANONURL, "--json"])
-        .arg(&report);
-    if let Some(rules) = rules {
-        cmd.arg("--rules").arg(rules);
-    }
-    if all {
-        cmd.arg("--all");
-    }
-    let out = cmd.output().expect("run python3");
-    assert!(
-        out.status.success(),
-        "dust-eval.py failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap()
+    common::dust::evaluate(CANONURL, truth, rules, all)
 }
 
 #[test]

@@ -223,6 +223,45 @@ fn threads_and_memory_do_not_change_the_output() {
     assert_eq!(day, expected(&vhost_log()).len());
 }
 
+#[test]
+fn a_url_list_after_a_log_has_no_status_size_or_client() {
+    // One worker reads the log, then the list: the list's lines must not
+    // be read with the places of the last log record's fields.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("a.log");
+    std::fs::write(
+        &log,
+        "192.0.2.1 - - [10/Oct/2026:13:55:36 +0000] \"GET /a HTTP/1.1\" 200 512 \"-\" \"ua\"\n",
+    )
+    .unwrap();
+    let list = dir.path().join("urls.txt");
+    std::fs::write(
+        &list,
+        "http://example.com/x\nhttp://example.com/a-longer-url-than-the-log-line-is-long-at-all-0123456789\n",
+    )
+    .unwrap();
+    let out = ok(&[
+        "summarize",
+        "-j",
+        "1",
+        log.to_str().unwrap(),
+        list.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8(out).unwrap();
+    let listed: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("example.com\t"))
+        .collect();
+    assert_eq!(listed.len(), 2, "{text}");
+    for row in listed {
+        // One hit, no status (`none`), no size, no client.
+        let cells: Vec<&str> = row.split('\t').collect();
+        assert_eq!(cells[3], "1", "{row}");
+        assert_eq!(cells[14], "1", "{row}");
+        assert_eq!(cells[15..], ["0", "-", "-"], "{row}");
+    }
+}
+
 fn fails(args: &[&str], stdin: Option<&[u8]>, code: i32, message: &str) {
     let out = run(args, stdin);
     let err = String::from_utf8_lossy(&out.stderr);

@@ -129,30 +129,36 @@ def line_clean(path):
     return b"\r" not in data.replace(b"\r\n", b"")
 
 
-def main():
-    data = shared_data()
-    if data is None:
-        skip("shared data not found (../shared/data; set CANONURL_SHARED_DATA)")
+def prepare(work, skip=skip):
+    """Java and the pinned pyspark, the binary to test, an empty `work`
+    directory: (binary, spark-submit command up to the job, its environment).
+    Calls `skip` (which exits) when Java or venv/pip is missing."""
     if shutil.which("java") is None:
         skip("java not found (Spark needs Java 17 or newer)")
     ensure_pyspark()
-
     # tests/spark.rs passes the binary cargo built for the tests.
     binary = os.environ.get("CANONURL_BIN")
     if not binary:
         run(["cargo", "build", "--release", "--bin", "canonurl"], cwd=ROOT)
         binary = os.path.join(TARGET, "release", "canonurl")
-    if os.path.isdir(WORK):
-        shutil.rmtree(WORK)
-    os.makedirs(WORK)
-
+    if os.path.isdir(work):
+        shutil.rmtree(work)
+    os.makedirs(work)
     env = dict(os.environ)
     env["PATH"] = os.path.join(VENV, "bin") + os.pathsep + env.get("PATH", "")
     env["PYSPARK_PYTHON"] = venv_python()
     env["PYSPARK_DRIVER_PYTHON"] = venv_python()
     submit = [os.path.join(VENV, "bin", "spark-submit"), "--master", "local[2]",
-              "--conf", "spark.ui.enabled=false", "--files", binary,
-              os.path.join(HERE, "canonurl_job.py")]
+              "--conf", "spark.ui.enabled=false", "--files", binary]
+    return binary, submit, env
+
+
+def main():
+    data = shared_data()
+    if data is None:
+        skip("shared data not found (../shared/data; set CANONURL_SHARED_DATA)")
+    binary, submit, env = prepare(WORK)
+    submit = submit + [os.path.join(HERE, "canonurl_job.py")]
 
     # files mode: every shared log file, whole.
     logs = sorted(p for p in glob.glob(os.path.join(data, "logs-*", "*")) if os.path.isfile(p))

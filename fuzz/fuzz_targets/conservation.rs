@@ -18,7 +18,12 @@
 //!   URL; in `Unique` and `Count` (without `--top`/`--min-count`), one line per
 //!   distinct URL;
 //! - both runs give the same output, `--rejects` lines, diagnostics and
-//!   counts: spilling the distinct table changes nothing.
+//!   counts: spilling the distinct table changes nothing;
+//! - a common or combined log's request targets, in `Pipe` `plain` output
+//!   with no base, are line for line what the library gives for the record
+//!   read first (`RecordReader`, `request_url`, `canonicalize_target`):
+//!   the pipeline canonicalizes a usual target where it lies in the line,
+//!   its end found by its own scan, and must not differ from that.
 #![no_main]
 
 use std::path::PathBuf;
@@ -26,10 +31,11 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use canonurl::input::{Compression, Source};
-use canonurl::log::{Field, JsonPaths, JsonPreset, LogFormat};
+use canonurl::log::RequestUrl;
+use canonurl::log::{request_url, Extracted, Field, JsonPaths, JsonPreset, Line, LogFormat};
 use canonurl::pipeline::stats::Summary;
 use canonurl::pipeline::{self, Mode, Options, OutputFormat, Sinks};
-use canonurl::{Base, Profile};
+use canonurl::{Base, Canonicalizer, Profile, RecordReader};
 use libfuzzer_sys::fuzz_target;
 
 /// One file per fuzzing process, rewritten for every input.
@@ -78,6 +84,40 @@ fn count_lines(data: &[u8]) -> u64 {
 
 fn newlines(b: &[u8]) -> u64 {
     b.iter().filter(|&&c| c == b'\n').count() as u64
+}
+
+/// The library's URL for each line of `file` whose record has an
+/// origin-form target written path-only, compared with that line of `out`.
+fn same_as_library(format: LogFormat, profile: Profile, file: &[u8], out: &[u8], max_line: usize) {
+    let mut reader = RecordReader::new(format, None);
+    let mut canon = Canonicalizer::new(profile);
+    let (mut record, mut url, mut expected) = (Extracted::default(), Vec::new(), Vec::new());
+    let got = out.split(|&b| b == b'\n');
+    for (n, (line, got)) in file.split(|&b| b == b'\n').zip(got).enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.len() > max_line {
+            continue;
+        }
+        if reader.read(line, Field::Request, &mut record) != Line::Record
+            || request_url(&record, None, &mut url) != RequestUrl::PathOnly
+        {
+            continue;
+        }
+        expected.clear();
+        if canon
+            .canonicalize_target(&record.target, &mut expected)
+            .is_err()
+        {
+            expected.clear();
+        }
+        assert_eq!(
+            got.escape_ascii().to_string(),
+            expected.escape_ascii().to_string(),
+            "line {}: {:?}",
+            n + 1,
+            line.escape_ascii().to_string()
+        );
+    }
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -198,6 +238,13 @@ fuzz_target!(|data: &[u8]| {
     }
     if !one.out.is_empty() {
         assert_eq!(one.out.last(), Some(&b'\n'));
+    }
+    if let Some(format @ (LogFormat::Common | LogFormat::Combined)) = detected {
+        if (mode, output, field) == (Mode::Pipe, OutputFormat::Plain, Field::Request)
+            && opts.base.is_none()
+        {
+            same_as_library(format, profile, file, &one.out, opts.max_line);
+        }
     }
 
     // Again, cut into 64-byte pieces on three threads, with the format the

@@ -39,7 +39,11 @@ fn log(records: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     for r in records.chunks_exact(6) {
         let status = STATUSES[r[3] as usize % 8];
-        let size = if r[4] < 8 { "-".to_owned() } else { (u32::from(r[4]) * 37).to_string() };
+        let size = if r[4] < 8 {
+            "-".to_owned()
+        } else {
+            (u32::from(r[4]) * 37).to_string()
+        };
         out.extend_from_slice(
             format!(
                 "{}:443 192.0.2.{} - - [0{}/Oct/2026:{:02}:00:00 +0000] \"GET /p/{}?x={} HTTP/1.1\" {status} {size} \"-\" \"-\"\n",
@@ -56,7 +60,13 @@ fn log(records: &[u8]) -> Vec<u8> {
     out
 }
 
-fn summarize(log: &[u8], name: &str, threads: usize, memory: usize, window: Option<i64>) -> Vec<u8> {
+fn summarize(
+    log: &[u8],
+    name: &str,
+    threads: usize,
+    memory: usize,
+    window: Option<i64>,
+) -> Vec<u8> {
     let path = dir().join(name);
     std::fs::write(&path, log).unwrap();
     let opts = Options {
@@ -65,8 +75,15 @@ fn summarize(log: &[u8], name: &str, threads: usize, memory: usize, window: Opti
         ..Options::default()
     };
     let mut out = Vec::new();
-    canonurl::mine::summarize(&[Source::Path(path)], &opts, window, memory, &mut out, &mut std::io::sink())
-        .unwrap();
+    canonurl::mine::summarize(
+        &[Source::Path(path)],
+        &opts,
+        window,
+        memory,
+        &mut out,
+        &mut std::io::sink(),
+    )
+    .unwrap();
     out
 }
 
@@ -92,7 +109,15 @@ fuzz_target!(|data: &[u8]| {
     let cut = data[0] as usize % (lines + 1);
     let at = match cut.checked_sub(1) {
         None => 0,
-        Some(n) => text.iter().enumerate().filter(|(_, &b)| b == b'\n').nth(n).unwrap().0 + 1,
+        Some(n) => {
+            text.iter()
+                .enumerate()
+                .filter(|(_, &b)| b == b'\n')
+                .nth(n)
+                .unwrap()
+                .0
+                + 1
+        }
     };
 
     let whole = summarize(&text, "whole.log", 1, usize::MAX, window);
@@ -103,11 +128,18 @@ fuzz_target!(|data: &[u8]| {
 
     // Twice the same summary: the same keys, every count doubled.
     let doubled = merge(vec![&whole, &whole], usize::MAX).unwrap();
-    let rows = |b: &[u8]| b.split(|&c| c == b'\n').map(<[u8]>::to_vec).collect::<Vec<_>>();
+    let rows = |b: &[u8]| {
+        b.split(|&c| c == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect::<Vec<_>>()
+    };
     let (w, d) = (rows(&whole), rows(&doubled));
     assert_eq!(w.len(), d.len());
     for (a, b) in w.iter().zip(&d).skip(1) {
-        let (ca, cb): (Vec<&[u8]>, Vec<&[u8]>) = (a.split(|&c| c == b'\t').collect(), b.split(|&c| c == b'\t').collect());
+        let (ca, cb): (Vec<&[u8]>, Vec<&[u8]>) = (
+            a.split(|&c| c == b'\t').collect(),
+            b.split(|&c| c == b'\t').collect(),
+        );
         if ca.len() < 16 {
             continue;
         }

@@ -26,15 +26,25 @@ fn caret_in_path_encoded(mut u: url::Url) -> String {
 /// The host as the input writes it: what comes after `scheme:`, the
 /// slashes and backslashes (a special scheme takes any number) and any
 /// userinfo, up to the path, query or fragment, without a port.
-fn input_host(input: &str) -> Option<&str> {
-    let rest = input.split_once(':')?.1.trim_start_matches(['/', '\\']);
+/// Tabs and newlines are removed first, and C0 controls and spaces at the
+/// ends trimmed, as the URL parser does before anything else.
+fn input_host(input: &str) -> Option<String> {
+    let cleaned: String = input
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let rest = cleaned.split_once(':')?.1.trim_start_matches(['/', '\\']);
     let end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
     let authority = &rest[..end];
     let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    Some(match host.rsplit_once(':') {
-        Some((h, _)) if !host.starts_with('[') => h,
-        _ => host,
-    })
+    Some(
+        match host.rsplit_once(':') {
+            Some((h, _)) if !host.starts_with('[') => h,
+            _ => host,
+        }
+        .to_string(),
+    )
 }
 
 /// The host `host` as the `url` crate serializes it in an `http` URL.
@@ -125,8 +135,23 @@ fuzz_target!(|data: &[u8]| {
     };
     if let (Some(u), Some(o)) = (&url, &ours) {
         let same_host = host_of(u).is_some_and(|h| host_of(o).as_ref() == Some(&h));
-        if same_host && input_host(input).is_some_and(|h| ada_host(h) != url_host(h)) {
+        if same_host && input_host(input).is_some_and(|h| ada_host(&h) != url_host(&h)) {
             return;
+        }
+    }
+    // The same class when the `url` crate drops or changes the host for a
+    // reason of its own (a `file:` host it does not keep): canonurl's host
+    // is the `idna` crate's for the input's host, and ada's differs on that
+    // host alone; the rest of the href must be ada's. Seen 2026-11-26: ada
+    // 4 writes `À` + U+0325 as it stands, where NFC reorders and composes it
+    // to U+1E01 + U+0300 (the `idna` crate, Python's unicodedata and
+    // canonurl agree; tests/fuzz_regressions.rs pins it).
+    if let (Some(o), Some(h), Some(a)) = (&ours, input_host(input), &ada) {
+        if let (Some(theirs), Some(adas)) = (url_host(&h), ada_host(&h)) {
+            let rest_is_adas = o.replacen(&theirs, &adas, 1) == *a;
+            if theirs != adas && input_host(o).as_deref() == Some(theirs.as_str()) && rest_is_adas {
+                return;
+            }
         }
     }
     panic!("input {input:?}: canonurl {ours:?}, ada {ada:?}, url {url:?}");

@@ -8,6 +8,7 @@ use crate::reject::{Reason, Reject};
 use crate::url::fast;
 use crate::url::parser::{self, Mode};
 use crate::url::parts::{Parts, ABSENT};
+use crate::url::simd::Chunk;
 
 pub(crate) mod rfc3986;
 pub mod rules;
@@ -254,6 +255,22 @@ pub struct Canonicalizer {
     fired_last: bool,
 }
 
+/// What [`Canonicalizer::run`] does first with an input: a fast path, or
+/// none (see [`Canonicalizer::fast_path`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FastPath {
+    /// `fast::canonical_http`: an absolute URL, or any input that is not an
+    /// origin-form target.
+    Http,
+    /// `fast::canonical_target`: an origin-form target with no base.
+    Target,
+    /// None applies (an origin-form target with a base): the parser.
+    Parser,
+    /// Not tried at all: rules, or an input over the length limit, which
+    /// `run_general` handles from the start.
+    NotTried,
+}
+
 impl Canonicalizer {
     /// A canonicalizer for `profile`, with no base URL.
     pub fn new(profile: Profile) -> Self {
@@ -437,22 +454,102 @@ impl Canonicalizer {
         // else is set up: `run_general` stays out of line, and the fast
         // path's caller saves few registers (about 40 instructions per URL
         // on `kasztp.txt`, `benches/instructions.sh`).
-        let http_tried = input.len() <= self.max_input_len && self.rules.is_none();
-        // An origin-form target (`/path`), most of what logs hold, is never
-        // an http URL: not tried (79 instructions per line of the generated
-        // combined log went to the dispatch and setup that say no).
-        let origin_form = mode == Mode::Target && input.first() == Some(&b'/');
-        if http_tried && !origin_form {
-            let rfc3986 = self.profile.normalizes_escapes();
-            if let Some((parts, unchanged)) = fast::canonical_http(input, rfc3986, out) {
-                return Ok(Canonical {
-                    parts,
-                    unchanged,
-                    fired: RuleMask::NONE,
-                });
-            }
+        let path = self.fast_path(input, mode);
+        let rfc3986 = self.profile.normalizes_escapes();
+        let fast = match path {
+            FastPath::Http => fast::canonical_http(input, rfc3986, out),
+            // Through `run_general`, the call and the moves of its result
+            // cost about 40 instructions a line more (`benches/guard.sh`,
+            // pipeline/combined).
+            FastPath::Target => fast::canonical_target(input, rfc3986, out),
+            FastPath::Parser | FastPath::NotTried => None,
+        };
+        if let Some((parts, unchanged)) = fast {
+            return Ok(Canonical {
+                parts,
+                unchanged,
+                fired: RuleMask::NONE,
+            });
         }
-        self.run_general(input, mode, out, http_tried || origin_form, false)
+        self.run_general(input, mode, out, path != FastPath::NotTried, false)
+    }
+
+    /// Which fast path [`run`](Self::run) tries on `input` in `mode`: the
+    /// one decision that `run` and
+    /// [`target_is_canonical`](Self::target_is_canonical) both take.
+    #[inline(always)]
+    fn fast_path(&self, input: &[u8], mode: Mode) -> FastPath {
+        if input.len() > self.max_input_len || self.rules.is_some() {
+            return FastPath::NotTried;
+        }
+        // An origin-form target (`/path`), most of what logs hold, is never
+        // an http URL: not tried as one (79 instructions per line of the
+        // generated combined log went to the dispatch and setup that say
+        // no). With no base it is written path-only; with one it is
+        // resolved against it, which is the parser's.
+        if mode != Mode::Target || input.first() != Some(&b'/') {
+            FastPath::Http
+        } else if self.base.is_none() {
+            FastPath::Target
+        } else {
+            FastPath::Parser
+        }
+    }
+
+    /// Whether [`canonicalize_target`](Self::canonicalize_target) would
+    /// append `input` itself, as far as the fast path's scan alone can tell,
+    /// with nothing copied: `false` means "not known", and the caller
+    /// canonicalizes `input`. For a caller that can write a run of such
+    /// inputs from where they lie (the plain pipe: a line that is its own
+    /// canonical URL is its own output line), which saves the copy of each
+    /// and the return of its parts.
+    #[inline]
+    pub(crate) fn target_is_canonical(&mut self, input: &[u8]) -> bool {
+        let origin = match self.fast_path(input, Mode::Target) {
+            FastPath::Http => false,
+            FastPath::Target => true,
+            FastPath::Parser | FastPath::NotTried => return false,
+        };
+        self.fired_last = false;
+        let rfc3986 = self.profile.normalizes_escapes();
+        fast::is_canonical(input, rfc3986, origin)
+    }
+
+    /// [`canonicalize_target`](Self::canonicalize_target) of a request
+    /// target that still lies in its log line: `line` starts with the
+    /// target, which ends at its first space. When the fast path takes it
+    /// (as `canonicalize_target` would take the target alone, and with no
+    /// `\\` in it), its canonical form is appended to `out` and its length
+    /// returned; otherwise nothing is appended and the caller finds the
+    /// target's end itself. For a log reader whose request field ends in a
+    /// known way after the target: one scan finds the end and the canonical
+    /// form, and the reader's other steps are skipped (pipeline/combined of
+    /// `benches/guard.sh`: 890.8 → 603.5 instructions a line; the README
+    /// has what came after).
+    ///
+    /// `chunk` is the engine of the caller's loop, which runs under
+    /// `simd::dispatch` (see [`fast::canonical_target_in_line_with`]).
+    #[inline(always)]
+    pub(crate) fn target_in_line<C: Chunk>(
+        &mut self,
+        chunk: C,
+        line: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Option<usize> {
+        // `fast_path` of an origin-form target: `Target` with no rules and
+        // no base, the length checked once the end is known.
+        if self.rules.is_some() || self.base.is_some() {
+            return None;
+        }
+        self.fired_last = false;
+        let start = out.len();
+        let rfc3986 = self.profile.normalizes_escapes();
+        let end = fast::canonical_target_in_line_with(chunk, line, rfc3986, out)?;
+        if end > self.max_input_len {
+            out.truncate(start);
+            return None;
+        }
+        Some(end)
     }
 
     /// [`run_general`](Self::run_general) with rules that run fused with
@@ -494,15 +591,17 @@ impl Canonicalizer {
     }
 
     /// [`run`](Self::run) for every input: the fast paths, then the parser.
-    /// `http_tried`: `fast::canonical_http` already said no, or would.
-    /// `fused_tried`: [`run_fused`](Self::run_fused) called it.
+    /// `fast_tried`: the fast path that can take `input` (`canonical_http`,
+    /// or `canonical_target` for an origin-form target without a base)
+    /// already said no, or none can. `fused_tried`:
+    /// [`run_fused`](Self::run_fused) called it.
     #[inline(never)]
     fn run_general(
         &mut self,
         input: &[u8],
         mode: Mode,
         out: &mut Vec<u8>,
-        http_tried: bool,
+        fast_tried: bool,
         fused_tried: bool,
     ) -> Result<Canonical, Reject> {
         if self.fused && !fused_tried {
@@ -524,15 +623,13 @@ impl Canonicalizer {
         // Most URLs in logs are canonical already: recognized in one pass and
         // copied whole. An absolute http(s) URL means the same with or
         // without a base, and in either mode.
-        let fast = if mode == Mode::Target && base.is_none() {
+        let fast = if fast_tried {
+            None
+        } else if mode == Mode::Target && base.is_none() && input.first() == Some(&b'/') {
             // An origin-form request target with no host: path-only.
             fast::canonical_target(input, rfc3986, out)
         } else {
-            None
-        };
-        let fast = match fast {
-            None if !http_tried => fast::canonical_http(input, rfc3986, out),
-            fast => fast,
+            fast::canonical_http(input, rfc3986, out)
         };
         let mut canonical = if let Some((parts, unchanged)) = fast {
             debug_assert!(parts.is_consistent(&out[start..]));

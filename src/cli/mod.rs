@@ -4,5 +4,6 @@
 
 pub mod config;
 pub mod inputs;
+pub mod mine;
 pub mod summarize;
 pub mod term;

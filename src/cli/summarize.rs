@@ -54,7 +54,7 @@ error, an input that could not be read, or output that could not be written.
 ";
 
 /// Splits a window length: `1d`, `12h`, `30m`, `3600s`, `3600`, or `none`.
-fn parse_window(text: &str) -> Result<Option<i64>, String> {
+pub(crate) fn parse_window(text: &str) -> Result<Option<i64>, String> {
     if text == "none" {
         return Ok(None);
     }
@@ -131,8 +131,9 @@ fn take_own(args: &mut Vec<OsString>) -> Result<Own, String> {
     Ok(own)
 }
 
-/// The main command's options that make no sense for a summary.
-fn check_flags(cli: &Cli) -> Result<(), String> {
+/// The main command's options that make no sense for a summary (nor for
+/// `mine`, which writes one form too): `command` names the subcommand.
+pub(crate) fn check_flags(cli: &Cli, command: &str) -> Result<(), String> {
     let given = [
         (cli.format != OutputFormat::Plain, "--format"),
         (!cli.with.is_empty(), "--with"),
@@ -156,7 +157,7 @@ fn check_flags(cli: &Cli) -> Result<(), String> {
     ];
     match given.iter().find(|(on, _)| *on) {
         Some((_, flag)) => Err(format!(
-            "summarize: {flag} does not apply: a summary has one form (canonurl summarize --help)"
+            "{command}: {flag} does not apply: its output has one form (canonurl {command} --help)"
         )),
         None => Ok(()),
     }
@@ -178,15 +179,26 @@ pub(crate) fn main(config: &Config, mut args: Vec<OsString>) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     args.insert(0, program);
-    let cli = match Cli::try_parse_from(super::config::merge(config, args)) {
-        Ok(cli) => cli,
-        Err(e) => {
-            let usage = e.use_stderr();
-            let _ = e.print();
-            return ExitCode::from(if usage { EXIT_FATAL } else { 0 });
-        }
-    };
-    match run(&cli, &own) {
+    match parse_main_args(config, args) {
+        Ok(cli) => exit_code(run(&cli, &own)),
+        Err(code) => code,
+    }
+}
+
+/// Parses what a subcommand left of its arguments as the main command's
+/// (with the config file's defaults); on `--help` or a usage error, the exit
+/// code after clap printed its message.
+pub(crate) fn parse_main_args(config: &Config, args: Vec<OsString>) -> Result<Cli, ExitCode> {
+    Cli::try_parse_from(super::config::merge(config, args)).map_err(|e| {
+        let usage = e.use_stderr();
+        let _ = e.print();
+        ExitCode::from(if usage { EXIT_FATAL } else { 0 })
+    })
+}
+
+/// A subcommand's result as its exit code, the error printed.
+pub(crate) fn exit_code(result: Result<u8, String>) -> ExitCode {
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(message) => {
             eprintln!("canonurl: {message}");
@@ -195,8 +207,26 @@ pub(crate) fn main(config: &Config, mut args: Vec<OsString>) -> ExitCode {
     }
 }
 
+/// Summary files opened, each with its name for error messages.
+pub(crate) type NamedInputs = Vec<(String, Box<dyn BufRead>)>;
+
+/// Opens summary files (`-`: stdin).
+pub(crate) fn open_summaries(files: &[std::path::PathBuf]) -> Result<NamedInputs, String> {
+    let mut inputs: NamedInputs = Vec::new();
+    for path in files {
+        if path.as_os_str() == "-" {
+            inputs.push(("<stdin>".into(), Box::new(BufReader::new(io::stdin()))));
+        } else {
+            let file =
+                File::open(path).map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
+            inputs.push((path.display().to_string(), Box::new(BufReader::new(file))));
+        }
+    }
+    Ok(inputs)
+}
+
 fn run(cli: &Cli, own: &Own) -> Result<u8, String> {
-    check_flags(cli)?;
+    check_flags(cli, "summarize")?;
     let memory = cli
         .memory
         .unwrap_or_else(canonurl::pipeline::default_memory_limit);
@@ -261,21 +291,12 @@ fn run(cli: &Cli, own: &Own) -> Result<u8, String> {
 }
 
 fn merge(cli: &Cli, memory: usize, out: &mut dyn Write) -> Result<u8, String> {
-    let mut inputs: Vec<(String, Box<dyn BufRead>)> = Vec::new();
     let files: Vec<_> = if cli.files.is_empty() {
         vec![std::path::PathBuf::from("-")]
     } else {
         cli.files.clone()
     };
-    for path in files {
-        if path.as_os_str() == "-" {
-            inputs.push(("<stdin>".into(), Box::new(BufReader::new(io::stdin()))));
-        } else {
-            let file =
-                File::open(&path).map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
-            inputs.push((path.display().to_string(), Box::new(BufReader::new(file))));
-        }
-    }
+    let inputs = open_summaries(&files)?;
     let merged = canonurl::mine::merge(inputs, memory, out).and_then(|rows| {
         out.flush().map_err(canonurl::mine::MergeError::Io)?;
         Ok(rows)

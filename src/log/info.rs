@@ -267,18 +267,27 @@ fn iso8601(v: &[u8]) -> Option<i64> {
 
 /// `dd/Mon/yyyy:hh:mm:ss[.f][ zone]`.
 fn apache(v: &[u8]) -> Option<i64> {
-    const MONTHS: [&[u8; 3]; 12] = [
-        b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov",
-        b"Dec",
-    ];
     if v[2] != b'/' || v[6] != b'/' || v[11] != b':' {
         return None;
     }
     let d = num2(&v[..2])?;
-    let m = MONTHS
-        .iter()
-        .position(|name| v[3..6].eq_ignore_ascii_case(&name[..]))? as i64
-        + 1;
+    // ASCII case-insensitive: `| 0x20` lower-cases a letter, and no other
+    // byte becomes a lower-case letter by it but that letter's upper case.
+    let m = match [v[3] | 0x20, v[4] | 0x20, v[5] | 0x20] {
+        [b'j', b'a', b'n'] => 1,
+        [b'f', b'e', b'b'] => 2,
+        [b'm', b'a', b'r'] => 3,
+        [b'a', b'p', b'r'] => 4,
+        [b'm', b'a', b'y'] => 5,
+        [b'j', b'u', b'n'] => 6,
+        [b'j', b'u', b'l'] => 7,
+        [b'a', b'u', b'g'] => 8,
+        [b's', b'e', b'p'] => 9,
+        [b'o', b'c', b't'] => 10,
+        [b'n', b'o', b'v'] => 11,
+        [b'd', b'e', b'c'] => 12,
+        _ => return None,
+    };
     let days = days(num4(&v[7..11])?, m, d)?;
     let (secs, rest) = clock(&v[12..])?;
     Some(days * 86_400 + secs - zone(rest)?)
@@ -504,6 +513,26 @@ impl RecordFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_month_in_any_case_and_nothing_else() {
+        let names = [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ];
+        for (i, name) in names.iter().enumerate() {
+            // The first of each month of 2001 at midnight UTC.
+            let want = days(2001, i as i64 + 1, 1).map(|d| d * 86_400);
+            for spelled in [name.to_string(), name.to_uppercase(), name.to_lowercase()] {
+                let v = format!("01/{spelled}/2001:00:00:00 +0000");
+                assert_eq!(parse_time(v.as_bytes()), want, "{v}");
+            }
+        }
+        // `| 0x20` must not make a month of bytes that are not its letters.
+        for bad in ["Jam", "J@n", "\u{6a}a\u{ee}", "Ja\x0e", "Oc4", "Dex"] {
+            let v = format!("01/{bad}/2001:00:00:00 +0000");
+            assert_eq!(parse_time(v.as_bytes()), None, "{v:?}");
+        }
+    }
 
     #[test]
     fn times_of_each_shape() {

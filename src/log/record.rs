@@ -41,6 +41,27 @@ pub struct RecordReader {
 pub(crate) trait Extract {
     /// Reads `line` (without its line end) into `out`.
     fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line;
+
+    /// Where the request target of `line` starts, for a format whose
+    /// request field, in its usual shape, ends in a known way after the
+    /// target ([`request_closes`](Self::request_closes)), so that the
+    /// target's own scan can find its end: then a record with no host, whose
+    /// [`extract`](Self::extract) would lend (`Extracted::target_at`) the
+    /// target that starts there and ends where `request_closes` holds.
+    /// `None`: not known; the caller extracts the line.
+    #[inline(always)]
+    fn request_start(&self, _line: &[u8]) -> Option<usize> {
+        None
+    }
+
+    /// Whether `rest`, the part of a line after a target that
+    /// [`request_start`](Self::request_start) found and that ends at a
+    /// space, closes the request field in the usual way, so that
+    /// [`extract`](Self::extract) would take that target.
+    #[inline(always)]
+    fn request_closes(&self, _rest: &[u8]) -> bool {
+        false
+    }
 }
 
 impl Extract for RecordReader {
@@ -54,6 +75,16 @@ impl Extract for ClfExtractor {
     #[inline]
     fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
         ClfExtractor::extract(self, line, field, out)
+    }
+
+    #[inline(always)]
+    fn request_start(&self, line: &[u8]) -> Option<usize> {
+        ClfExtractor::request_start(self, line)
+    }
+
+    #[inline(always)]
+    fn request_closes(&self, rest: &[u8]) -> bool {
+        super::clf::request_closes(rest)
     }
 }
 

@@ -1,17 +1,29 @@
 //! Learning a site's DUST rules from its access logs: `canonurl summarize`
-//! now, `canonurl mine` next (the design is docs/mine.md).
+//! and `canonurl mine` (the design is docs/mine.md).
 //!
 //! ```text
-//! records ──▶ sink.rs     the pipeline's rows (URL, status, bytes, time, client) into the table
-//!         ──▶ summary.rs  one row per (host, URL, window): counts, sizes, clients; exact merge
-//!         ──▶ table.rs    rows within a memory budget: spilled runs, k-way merge (= summarize --merge)
+//! records ──▶ sink.rs       each worker's records (URL, status, bytes, time, client) into its own table
+//!         ──▶ summary.rs    one row per (host, URL, window): counts, sizes, clients; exact merge
+//!         ──▶ table.rs      rows within a memory budget: spilled runs, k-way merge (= summarize --merge)
+//! summary ──▶ learn.rs      learning/confirming split by time, one host at a time, then host aliases
+//!         ──▶ candidates.rs size buckets, pairs aligned by tokens, one candidate rule per difference
+//!         ──▶ evidence.rs   size signatures, verdicts on pairs, acceptance thresholds
+//!         ──▶ write.rs      the rules file (`--rules` reads it) and the evidence JSONL
 //! ```
 
+mod candidates;
+mod evidence;
+mod learn;
 mod sink;
 mod summary;
 mod table;
+mod write;
+
+pub use evidence::Thresholds;
+pub use learn::{MineOptions, MineReport};
 
 use std::io::{self, BufRead, Write};
+use std::sync::{Arc, Mutex};
 
 use crate::input::Source;
 use crate::pipeline::{self, stats::Summary, Mode, Options, OutputFormat, Sinks};
@@ -97,33 +109,52 @@ pub fn summarize(
     out: &mut dyn Write,
     diag: &mut dyn Write,
 ) -> Result<SummarizeReport, SummarizeError> {
+    // Records go to the workers' tables, not to rows: no per-record output
+    // option applies, and without rows to number the reader can hand out
+    // byte ranges of files.
     let opts = Options {
-        output: OutputFormat::Tsv,
+        output: OutputFormat::Plain,
         mode: Mode::Records,
-        with: sink::WITH.to_vec(),
+        with: Vec::new(),
         header: false,
         field: crate::log::Field::Request,
+        key: false,
+        explain: false,
+        surt: None,
+        dedup: None,
+        rule_merges: false,
         ..opts.clone()
     };
-    let mut table = table::SummaryTable::new(memory);
-    let mut rows = sink::RowSink::new(&mut table, window);
-    let run = pipeline::run(
+    let threads = opts.threads.max(1);
+    let gathered = Arc::new(Mutex::new(sink::Gathered::default()));
+    let make = || -> Box<dyn pipeline::RecordSink> {
+        Box::new(sink::WorkerSink::new(
+            memory / threads,
+            window,
+            Arc::clone(&gathered),
+        ))
+    };
+    let run = pipeline::run_into(
         sources,
         &opts,
         Sinks {
-            out: &mut rows,
+            out: &mut io::sink(),
             rejects: None,
             diag,
             progress: None,
         },
+        &make,
     )
     .map_err(SummarizeError::Read)?;
-    let records = rows.records;
-    let spilled_rows = table.spilled_rows;
-    let written = table.finish(out).map_err(SummarizeError::Write)?;
+    let gathered = std::mem::take(&mut *gathered.lock().unwrap_or_else(|e| e.into_inner()));
+    if let Some(e) = gathered.error {
+        return Err(SummarizeError::Read(e));
+    }
+    let spilled_rows = gathered.tables.iter().map(|t| t.spilled_rows).sum();
+    let written = table::finish_all(gathered.tables, out).map_err(SummarizeError::Write)?;
     Ok(SummarizeReport {
         run,
-        records,
+        records: gathered.records,
         rows: written,
         spilled_rows,
     })
@@ -142,4 +173,150 @@ pub fn merge(
         table.merge_file(input, &name)?;
     }
     table.finish(out)
+}
+
+/// Why `mine` failed.
+#[derive(Debug)]
+pub enum MineError {
+    /// Summarizing the logs failed.
+    Summarize(SummarizeError),
+    /// Reading a summary (or the temporary one) failed.
+    Summary(MergeError),
+    /// Writing the rules file failed.
+    WriteRules(io::Error),
+    /// Writing the evidence file failed.
+    WriteEvidence(io::Error),
+}
+
+impl std::fmt::Display for MineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MineError::Summarize(e) => e.fmt(f),
+            MineError::Summary(e) => e.fmt(f),
+            MineError::WriteRules(e) => write!(f, "cannot write the rules: {e}"),
+            MineError::WriteEvidence(e) => write!(f, "cannot write the evidence: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for MineError {}
+
+/// Where `mine` writes: the rules file, and optionally the evidence JSONL.
+pub struct MineOutput<'a> {
+    /// The rules file (TOML).
+    pub rules: &'a mut dyn Write,
+    /// One JSON object per candidate, when wanted.
+    pub evidence: Option<&'a mut dyn Write>,
+}
+
+/// Mines summary files (as [`summarize`] writes them; any number, in any
+/// order: they are merged first) and writes the rules file and evidence.
+///
+/// ```
+/// // Two spellings of each of 20 pages, learned on day 1, confirmed on day 2.
+/// let mut summary = String::new();
+/// for day in [1_790_812_800u64, 1_790_899_200] {
+///     for n in 0..20u64 {
+///         let size = 10_000 + 1_000 * n;
+///         for url in [format!("/p/{n}/"), format!("/p/{n}/home.html")] {
+///             summary.push_str(&format!("\t{url}\t{day}\t3\t3\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t{size}\t{size}:3\t-\n"));
+///         }
+///     }
+/// }
+/// let mut rows: Vec<&str> = summary.lines().collect();
+/// rows.sort();
+/// let file = format!("host\turl\twindow\thits\ts200\ts301\ts302\ts303\ts307\ts308\ts304\ts404\ts5xx\tother\tnone\tlargest\tsizes\tclients\n{}\n", rows.join("\n"));
+/// let mut rules = Vec::new();
+/// let out = canonurl::mine::MineOutput { rules: &mut rules, evidence: None };
+/// let report = canonurl::mine::mine_summaries(
+///     vec![("s.tsv".into(), Box::new(file.as_bytes()))],
+///     &canonurl::mine::MineOptions::default(),
+///     64 << 20,
+///     out,
+/// ).unwrap();
+/// assert_eq!(report.accepted, 1);
+/// let rules = String::from_utf8(rules).unwrap();
+/// assert!(rules.contains("extra-index-files = [\n"));
+/// assert!(rules.contains("  \"home.html\","));
+/// ```
+pub fn mine_summaries(
+    mut inputs: Vec<(String, Box<dyn BufRead + '_>)>,
+    opts: &MineOptions,
+    memory: usize,
+    out: MineOutput<'_>,
+) -> Result<MineReport, MineError> {
+    let io_error = |e| MineError::Summary(MergeError::Io(e));
+    // One summary as `summarize` writes it (sorted, one row per key) is
+    // mined as it is: copied (mining reads it twice, and it may be a pipe)
+    // while its keys are checked, instead of merged (which parses, sorts and
+    // writes every row, in up to `memory` bytes). Otherwise the copy is
+    // merged; its lines are the input's, so errors name the same lines.
+    if inputs.len() == 1 {
+        let (name, input) = inputs.remove(0);
+        let mut copy = tempfile::tempfile().map_err(io_error)?;
+        let scan = {
+            let mut w = io::BufWriter::new(&mut copy);
+            let scan = learn::scan_keys(input, &name, Some(&mut w)).map_err(MineError::Summary)?;
+            w.flush().map_err(io_error)?;
+            scan
+        };
+        if scan.sorted {
+            return mine_file(copy, &name, Some(scan), opts, memory, out);
+        }
+        use std::io::Seek;
+        copy.seek(io::SeekFrom::Start(0)).map_err(io_error)?;
+        inputs.push((name, Box::new(io::BufReader::new(copy))));
+    }
+    let mut merged = tempfile::tempfile().map_err(io_error)?;
+    {
+        let mut w = io::BufWriter::new(&mut merged);
+        merge(inputs, memory, &mut w).map_err(MineError::Summary)?;
+        w.flush().map_err(io_error)?;
+    }
+    mine_file(merged, "<merged summary>", None, opts, memory, out)
+}
+
+/// Summarizes the logs in `sources` (as [`summarize`] does with `pipeline`,
+/// `window` and `memory`), then mines the summary like [`mine_summaries`].
+pub fn mine_logs(
+    sources: &[Source],
+    pipeline: &Options,
+    window: Option<i64>,
+    memory: usize,
+    opts: &MineOptions,
+    out: MineOutput<'_>,
+    diag: &mut dyn Write,
+) -> Result<(SummarizeReport, MineReport), MineError> {
+    let mut file = tempfile::tempfile().map_err(|e| MineError::Summary(MergeError::Io(e)))?;
+    let summarized = {
+        let mut w = io::BufWriter::new(&mut file);
+        let r = summarize(sources, pipeline, window, memory, &mut w, diag)
+            .map_err(MineError::Summarize)?;
+        w.flush()
+            .map_err(|e| MineError::Summary(MergeError::Io(e)))?;
+        r
+    };
+    let report = mine_file(file, "<summary>", None, opts, memory, out)?;
+    Ok((summarized, report))
+}
+
+fn mine_file(
+    mut file: std::fs::File,
+    name: &str,
+    scan: Option<learn::KeyScan>,
+    opts: &MineOptions,
+    memory: usize,
+    out: MineOutput<'_>,
+) -> Result<MineReport, MineError> {
+    use std::io::Seek;
+    file.seek(io::SeekFrom::Start(0))
+        .map_err(|e| MineError::Summary(MergeError::Io(e)))?;
+    let mut reader = io::BufReader::new(file);
+    let (findings, report) =
+        learn::mine_file(&mut reader, name, scan, opts, memory).map_err(MineError::Summary)?;
+    write::rules_file(&findings, out.rules).map_err(MineError::WriteRules)?;
+    if let Some(evidence) = out.evidence {
+        write::evidence_file(&findings, evidence).map_err(MineError::WriteEvidence)?;
+    }
+    Ok(report)
 }

@@ -1,105 +1,121 @@
-//! Records into the summary table: the pipeline's TSV rows, read back.
+//! Records into summary tables: one table per worker of the pipeline.
 //!
 //! `canonurl summarize` runs the ordinary pipeline (every log format, every
-//! compression, threads, the accounting of every line) with TSV rows of
-//! `line url key target status bytes time client`, and this sink turns each
-//! row into one record of the summary table. It costs a format and a parse
-//! per record, which a summary kept by each worker would save (docs/mine.md);
-//! the output is the same either way.
+//! compression, threads, the accounting of every line), and each worker
+//! hands its records to a [`WorkerSink`] of its own ([`RecordSink`]): the
+//! record's URL, status, size, time and client go straight into the
+//! worker's [`SummaryTable`], with no row written or read back. When the
+//! workers are done, each sorts its table on its own thread and hands it
+//! over ([`Gathered`]); the tables are merged as the parts of one summary
+//! are (`table::finish_all`), so the output does not depend on the
+//! number of workers nor on which records each one took.
 
-use std::io::{self, Write};
+use std::io;
+use std::sync::{Arc, Mutex};
 
 use super::summary::Key;
 use super::table::SummaryTable;
-use crate::ascii;
+use crate::log::info::Info;
+use crate::pipeline::RecordSink;
 
-/// The `--with` columns the sink reads, in this order after the four
-/// columns every TSV row has.
-pub(crate) const WITH: [crate::log::RecordColumn; 4] = [
-    crate::log::RecordColumn::Status,
-    crate::log::RecordColumn::Bytes,
-    crate::log::RecordColumn::Time,
-    crate::log::RecordColumn::Client,
-];
-
-/// A `Write` that reads the pipeline's TSV rows into a summary table.
-pub(crate) struct RowSink<'t> {
-    pub table: &'t mut SummaryTable,
-    /// Window length in seconds; `None`: one window for all time.
-    pub window: Option<i64>,
-    /// A row cut between two writes.
-    partial: Vec<u8>,
-    /// Records summarized.
+/// What the workers' sinks hand over when their worker is done.
+#[derive(Default)]
+pub(crate) struct Gathered {
+    pub tables: Vec<SummaryTable>,
+    /// Records summarized, over every worker.
     pub records: u64,
+    /// The first error (writing a spilled run), if any.
+    pub error: Option<io::Error>,
 }
 
-impl<'t> RowSink<'t> {
-    pub(crate) fn new(table: &'t mut SummaryTable, window: Option<i64>) -> RowSink<'t> {
-        RowSink {
-            table,
+/// One worker's summary table.
+pub(crate) struct WorkerSink {
+    table: SummaryTable,
+    /// Window length in seconds; `None`: one window for all time.
+    window: Option<i64>,
+    records: u64,
+    /// The first error; once set, records are no longer counted.
+    error: Option<io::Error>,
+    /// A client address with bytes that TSV escapes, escaped.
+    escaped: Vec<u8>,
+    gathered: Arc<Mutex<Gathered>>,
+}
+
+impl WorkerSink {
+    /// A sink whose table spills past `memory` bytes (estimated), handing
+    /// its table to `gathered` when its worker is done.
+    pub(crate) fn new(
+        memory: usize,
+        window: Option<i64>,
+        gathered: Arc<Mutex<Gathered>>,
+    ) -> WorkerSink {
+        WorkerSink {
+            table: SummaryTable::new(memory),
             window,
-            partial: Vec::new(),
             records: 0,
+            error: None,
+            escaped: Vec::new(),
+            gathered,
         }
     }
+}
 
-    fn row(&mut self, row: &[u8]) -> io::Result<()> {
-        let mut cells = row.split(|&b| b == b'\t');
-        let mut cell = || cells.next().unwrap_or(b"");
-        let _line = cell();
-        let url = cell();
-        let (_key, _target) = (cell(), cell());
-        let (status, bytes, time, client) = (cell(), cell(), cell(), cell());
-        if url.is_empty() {
-            // A line without a URL (counted by the pipeline's accounting).
-            return Ok(());
+impl RecordSink for WorkerSink {
+    fn record(&mut self, url: &[u8], line: &[u8], info: &Info) {
+        if self.error.is_some() {
+            return;
         }
-        let status = ascii::parse_u16(status);
-        let bytes = ascii::parse_u64(bytes);
-        let time = ascii::parse_i64(time);
-        let window = match (self.window, time) {
+        let status = info.status(line);
+        let bytes = info.bytes(line);
+        let window = match (self.window, info.time(line)) {
             (Some(w), Some(t)) => Some(t.div_euclid(w) * w),
             _ => None,
         };
+        // The client as `--with client` writes it in a TSV row (escaped),
+        // which summaries have hashed since they were read from such rows:
+        // the same address gives the same hash as in older summaries.
+        let client = info.client(line).map(|c| {
+            if c.iter()
+                .any(|&b| matches!(b, b'\\' | b'\t' | b'\n' | b'\r'))
+            {
+                self.escaped.clear();
+                crate::output::tabs::escape(c, &mut self.escaped);
+                &self.escaped[..]
+            } else {
+                c
+            }
+        });
         let key = Key {
             host: url_host(url),
             url,
             window,
         };
-        let client = (!client.is_empty()).then_some(client);
-        self.table.row(key)?.add(status, bytes, client);
-        self.records += 1;
-        Ok(())
-    }
-}
-
-impl Write for RowSink<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut rest = buf;
-        if !self.partial.is_empty() {
-            match memchr::memchr(b'\n', rest) {
-                Some(end) => {
-                    let mut row = std::mem::take(&mut self.partial);
-                    row.extend_from_slice(&rest[..end]);
-                    self.row(&row)?;
-                    rest = &rest[end + 1..];
-                }
-                None => {
-                    self.partial.extend_from_slice(rest);
-                    return Ok(buf.len());
-                }
+        match self.table.row(key) {
+            Ok(row) => {
+                row.add(status, bytes, client);
+                self.records += 1;
             }
+            Err(e) => self.error = Some(e),
         }
-        while let Some(end) = memchr::memchr(b'\n', rest) {
-            self.row(&rest[..end])?;
-            rest = &rest[end + 1..];
-        }
-        self.partial.extend_from_slice(rest);
-        Ok(buf.len())
     }
 
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+    fn done(self: Box<Self>) {
+        let WorkerSink {
+            mut table,
+            records,
+            error,
+            gathered,
+            ..
+        } = *self;
+        table.sort();
+        // A worker that panicked holding the lock left the other tables
+        // whole: take them as they are.
+        let mut g = gathered.lock().unwrap_or_else(|e| e.into_inner());
+        g.tables.push(table);
+        g.records += records;
+        if g.error.is_none() {
+            g.error = error;
+        }
     }
 }
 
@@ -136,6 +152,76 @@ pub(crate) fn url_host(url: &[u8]) -> &[u8] {
 mod tests {
     use super::*;
 
+    /// Summarizes `records` (URL and line; the line is `status bytes
+    /// time client` separated by single spaces, the client last and
+    /// possibly holding a tab) through `threads` worker sinks, record `i`
+    /// going to sink `i % threads`, and returns the summary.
+    fn through_sinks(records: &[(&str, &str)], threads: usize, memory: usize) -> String {
+        let gathered = Arc::new(Mutex::new(Gathered::default()));
+        let mut sinks: Vec<Box<WorkerSink>> = (0..threads)
+            .map(|_| Box::new(WorkerSink::new(memory, Some(86_400), Arc::clone(&gathered))))
+            .collect();
+        for (i, (url, line)) in records.iter().enumerate() {
+            let line = line.as_bytes();
+            let cut: Vec<usize> = (0..line.len()).filter(|&j| line[j] == b' ').collect();
+            let info = Info {
+                status: Some((0, cut[0])),
+                bytes: Some((cut[0] + 1, cut[1])),
+                time: Some((cut[1] + 1, cut[2])),
+                client: Some((cut[2] + 1, line.len())),
+                ..Info::default()
+            };
+            sinks[i % threads].record(url.as_bytes(), line, &info);
+        }
+        for s in sinks {
+            s.done();
+        }
+        let g = std::mem::take(&mut *gathered.lock().unwrap());
+        assert!(g.error.is_none());
+        assert_eq!(g.records, records.len() as u64);
+        let mut out = Vec::new();
+        super::super::table::finish_all(g.tables, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn workers_tables_merge_into_one_summary() {
+        let mut records = Vec::new();
+        for i in 0..3_000u64 {
+            let url = format!("https://h{}.example/p/{}", i % 3, i % 97);
+            let line = format!(
+                "{} {} {} 192.0.2.{}",
+                [200, 304, 404][(i % 3) as usize],
+                100 + i % 13,
+                i * 97,
+                i % 29
+            );
+            records.push((url, line));
+        }
+        let records: Vec<(&str, &str)> = records
+            .iter()
+            .map(|(u, l)| (u.as_str(), l.as_str()))
+            .collect();
+        let one = through_sinks(&records, 1, usize::MAX);
+        assert!(one.lines().count() > 300, "{one}");
+        for (threads, memory) in [(2, usize::MAX), (3, usize::MAX), (2, 1), (1, 1)] {
+            assert!(
+                through_sinks(&records, threads, memory) == one,
+                "{threads} sinks, memory {memory}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_client_is_hashed_as_tsv_writes_it() {
+        // Summaries were made from TSV rows, where a tab in a client cell
+        // is written `\\t`: the hash is of that form still.
+        let out = through_sinks(&[("/a", "200 5 0 a\tb")], 1, usize::MAX);
+        let hash = xxhash_rust::xxh64::xxh64(b"a\\tb", super::super::summary::CLIENT_SEED);
+        let want = format!("\t{hash:016x}\n");
+        assert!(out.ends_with(&want), "{out}");
+    }
+
     #[test]
     fn hosts_of_urls() {
         for (url, host) in [
@@ -151,43 +237,6 @@ mod tests {
             ("1http://a.example/", ""),
         ] {
             assert_eq!(url_host(url.as_bytes()), host.as_bytes(), "{url}");
-        }
-    }
-
-    #[test]
-    fn rows_cut_anywhere_between_writes_read_the_same() {
-        let rows = b"1\thttps://a.example/x\t1\t/x\t200\t512\t86401\t192.0.2.1\n\
-                     2\t\t\tmalformed-record\t\t\t\t\n\
-                     3\t/y\t2\t/y\t404\t10\t-5\t\n\
-                     4\thttps://a.example/x\t1\t/x\t\t0\t\t192.0.2.2\n";
-        let whole = {
-            let mut t = SummaryTable::new(usize::MAX);
-            let mut s = RowSink::new(&mut t, Some(86_400));
-            s.write_all(rows).unwrap();
-            assert_eq!(s.records, 3);
-            let mut out = Vec::new();
-            t.finish(&mut out).unwrap();
-            out
-        };
-        let text = String::from_utf8(whole.clone()).unwrap();
-        // /y at time -5 is in the window that starts a day before the epoch.
-        assert!(text.contains("\t/y\t-86400\t1\t0\t"), "{text}");
-        assert!(
-            text.contains("a.example\thttps://a.example/x\t86400\t1\t1\t"),
-            "{text}"
-        );
-        assert!(
-            text.contains("a.example\thttps://a.example/x\t-\t1\t0\t"),
-            "{text}"
-        );
-        for cut in 1..rows.len() {
-            let mut t = SummaryTable::new(usize::MAX);
-            let mut s = RowSink::new(&mut t, Some(86_400));
-            s.write_all(&rows[..cut]).unwrap();
-            s.write_all(&rows[cut..]).unwrap();
-            let mut out = Vec::new();
-            t.finish(&mut out).unwrap();
-            assert!(out == whole, "cut at {cut}");
         }
     }
 }

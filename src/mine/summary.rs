@@ -43,7 +43,7 @@ pub(crate) const CLIENTS_KEPT: usize = 8;
 /// Seeds of the two hashes: any fixed values, different from each other and
 /// from `--key`'s, so the samples are independent of one another.
 const SIZE_SEED: u64 = 0x005e_ed0f_512e;
-const CLIENT_SEED: u64 = 0xc11e_9715;
+pub(crate) const CLIENT_SEED: u64 = 0xc11e_9715;
 
 /// The status classes counted, in column order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,6 +188,20 @@ impl UrlSummary {
         v.into_iter()
     }
 
+    /// The kept sizes of 200 responses in increasing size, in `v` (a row
+    /// keeps at most [`SIZES_KEPT`]).
+    fn sizes_by_size<'v>(&self, v: &'v mut [SizeCount; SIZES_KEPT]) -> &'v [SizeCount] {
+        let n = self.sizes.len().min(SIZES_KEPT);
+        for (to, s) in v.iter_mut().zip(&self.sizes) {
+            *to = SizeCount {
+                size: s.rank.1,
+                count: s.count,
+            };
+        }
+        v[..n].sort_unstable_by_key(|s| s.size);
+        &v[..n]
+    }
+
     /// Distinct 200 sizes: exact below [`SIZES_KEPT`], estimated above.
     #[allow(dead_code)] // read by the miner (docs/mine.md, build order step 3)
     pub(crate) fn distinct_sizes(&self) -> u64 {
@@ -246,7 +260,8 @@ impl UrlSummary {
         if self.sizes.is_empty() {
             out.push(b'-');
         }
-        for (i, s) in self.sizes().enumerate() {
+        let mut by_size = [SizeCount { size: 0, count: 0 }; SIZES_KEPT];
+        for (i, s) in self.sizes_by_size(&mut by_size).iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
@@ -263,25 +278,20 @@ impl UrlSummary {
                 out.push(b',');
             }
             // Sixteen lower-case hex digits, most significant first.
-            out.extend(
-                (0..16)
-                    .rev()
-                    .map(|i| b"0123456789abcdef"[(c >> (4 * i) & 0xf) as usize]),
-            );
+            let mut hex = [0u8; 16];
+            for (i, h) in hex.iter_mut().enumerate() {
+                *h = b"0123456789abcdef"[(c >> (60 - 4 * i) & 0xf) as usize];
+            }
+            out.extend_from_slice(&hex);
         }
         out.push(b'\n');
     }
 
     /// Reads one row (without its line end): its key and values.
     pub(crate) fn parse_row(line: &[u8]) -> Result<(Key<'_>, UrlSummary), RowError> {
-        let mut cells = line.split(|&b| b == b'\t');
+        let (key, rest) = Key::parse(line)?;
+        let mut cells = rest.into_iter().flat_map(|r| r.split(|&b| b == b'\t'));
         let mut next = |column: &'static str| cells.next().ok_or(RowError::Missing(column));
-        let host = next("host")?;
-        let url = next("url")?;
-        let window = match next("window")? {
-            b"-" => None,
-            w => Some(ascii::parse_i64(w).ok_or(RowError::Bad("window"))?),
-        };
         let mut s = UrlSummary {
             hits: parse_num(next("hits")?, "hits")?,
             ..UrlSummary::default()
@@ -323,7 +333,7 @@ impl UrlSummary {
         {
             return Err(RowError::Inconsistent);
         }
-        Ok((Key { host, url, window }, s))
+        Ok((key, s))
     }
 }
 
@@ -333,6 +343,23 @@ pub(crate) struct Key<'a> {
     pub host: &'a [u8],
     pub url: &'a [u8],
     pub window: Option<i64>,
+}
+
+impl<'a> Key<'a> {
+    /// Reads a row's first three columns (host, URL, window): its key, and
+    /// the rest of the row after the window's tab (`None`: the row ends with
+    /// the window).
+    pub(crate) fn parse(line: &'a [u8]) -> Result<(Key<'a>, Option<&'a [u8]>), RowError> {
+        let mut cells = line.splitn(4, |&b| b == b'\t');
+        let mut next = |column: &'static str| cells.next().ok_or(RowError::Missing(column));
+        let host = next("host")?;
+        let url = next("url")?;
+        let window = match next("window")? {
+            b"-" => None,
+            w => Some(ascii::parse_i64(w).ok_or(RowError::Bad("window"))?),
+        };
+        Ok((Key { host, url, window }, cells.next()))
+    }
 }
 
 /// Why a summary row could not be read.

@@ -11,46 +11,41 @@
 //! was cut, or on the order of the parts.
 
 use std::fs::File;
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
 use super::summary::{Key, RowError, UrlSummary};
 
-/// A key that owns its bytes: `host` is `bytes[..host_len]`, the URL the rest.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct OwnedKey {
-    bytes: Box<[u8]>,
-    host_len: u32,
+/// One row of the table: its key, kept in the table's arena of key bytes
+/// (`keys[at..]`: the host, then the URL), and its values.
+#[derive(Debug)]
+struct Row {
+    at: usize,
+    host_len: usize,
+    url_len: usize,
     window: Option<i64>,
+    /// The key's hash ([`SummaryTable::hash`]), kept for the map's growth.
+    hash: u64,
+    summary: UrlSummary,
 }
 
-impl OwnedKey {
-    fn new(key: Key<'_>) -> OwnedKey {
-        let mut bytes = Vec::with_capacity(key.host.len() + key.url.len());
-        bytes.extend_from_slice(key.host);
-        bytes.extend_from_slice(key.url);
-        OwnedKey {
-            bytes: bytes.into_boxed_slice(),
-            host_len: key.host.len() as u32,
-            window: key.window,
-        }
-    }
-
-    fn key(&self) -> Key<'_> {
-        let (host, url) = self.bytes.split_at(self.host_len as usize);
+impl Row {
+    fn key<'k>(&self, keys: &'k [u8]) -> Key<'k> {
+        let url_at = self.at + self.host_len;
         Key {
-            host,
-            url,
+            host: &keys[self.at..url_at],
+            url: &keys[url_at..url_at + self.url_len],
             window: self.window,
         }
     }
 }
 
-/// Bytes a row costs in the table beyond its key (the map's slot, the
-/// summary, a few kept sizes): an estimate for the budget, not an exact count.
-const ROW_COST: usize = 64 + std::mem::size_of::<OwnedKey>() + std::mem::size_of::<UrlSummary>();
+/// Bytes a row costs in the table beyond its key bytes (the row, the map's
+/// slot, a few kept sizes and clients): an estimate for the budget, not an
+/// exact count.
+const ROW_COST: usize = 64 + std::mem::size_of::<Row>();
 
 /// Where the rows of a summary come from, for error messages.
 pub(crate) struct RowSource<'a> {
@@ -79,10 +74,21 @@ impl std::fmt::Display for SummaryFileError {
 impl std::error::Error for SummaryFileError {}
 
 /// UrlSummary rows within a memory budget.
+///
+/// The rows are a vector, their keys' bytes one arena, and the map holds
+/// row numbers: a new row costs no allocation of its own (the vectors grow
+/// by doubling), a known one a hash of its URL and one comparison.
 pub(crate) struct SummaryTable {
-    rows: HashTable<(OwnedKey, UrlSummary)>,
+    /// Row numbers, by the hash of their key.
+    index: HashTable<u32>,
+    rows: Vec<Row>,
+    /// The bytes of every row's key.
+    keys: Vec<u8>,
     hasher: DefaultHashBuilder,
-    /// Estimated bytes of `rows`.
+    /// The rows in key order, when [`SummaryTable::sort`] made it after the
+    /// last row was added (empty otherwise).
+    order: Vec<u32>,
+    /// Estimated bytes of the rows.
     bytes: usize,
     limit: usize,
     runs: Vec<File>,
@@ -94,8 +100,11 @@ impl SummaryTable {
     /// A table that spills past `limit` bytes (estimated).
     pub(crate) fn new(limit: usize) -> SummaryTable {
         SummaryTable {
-            rows: HashTable::new(),
+            index: HashTable::new(),
+            rows: Vec::new(),
+            keys: Vec::new(),
             hasher: DefaultHashBuilder::default(),
+            order: Vec::new(),
             bytes: 0,
             limit: limit.max(ROW_COST * 4),
             runs: Vec::new(),
@@ -103,31 +112,54 @@ impl SummaryTable {
         }
     }
 
+    /// The hash of a key. The host is left out: it is a part of the URL in
+    /// every row `summarize` makes, and equal keys still hash alike.
+    fn hash(&self, url: &[u8], window: Option<i64>) -> u64 {
+        let mut h = self.hasher.build_hasher();
+        h.write(url);
+        h.write_i64(window.unwrap_or(i64::MIN));
+        h.finish()
+    }
+
     /// The row of `key`, made empty if it is new. Spills first when the
     /// table is over its budget.
     pub(crate) fn row(&mut self, key: Key<'_>) -> io::Result<&mut UrlSummary> {
-        if self.bytes > self.limit {
+        if self.bytes > self.limit || self.rows.len() >= u32::MAX as usize {
             self.spill()?;
         }
-        // Every lookup hashes a borrowed `Key`, so a row seen before costs
-        // no allocation.
-        let hash = self.hasher.hash_one(key);
-        let hasher = &self.hasher;
-        let entry = self.rows.entry(
+        self.order.clear();
+        let hash = self.hash(key.url, key.window);
+        let (rows, keys) = (&self.rows, &self.keys);
+        let entry = self.index.entry(
             hash,
-            |(k, _)| k.key() == key,
-            |(k, _)| hasher.hash_one(k.key()),
+            |&i| {
+                let r = &rows[i as usize];
+                r.hash == hash && r.url_len == key.url.len() && r.key(keys) == key
+            },
+            |&i| rows[i as usize].hash,
         );
-        Ok(match entry {
-            hashbrown::hash_table::Entry::Occupied(o) => &mut o.into_mut().1,
+        let i = match entry {
+            hashbrown::hash_table::Entry::Occupied(o) => *o.get() as usize,
             hashbrown::hash_table::Entry::Vacant(v) => {
+                let i = self.rows.len();
+                // Below u32::MAX: the table spilled otherwise.
+                v.insert(i as u32);
+                let at = self.keys.len();
+                self.keys.extend_from_slice(key.host);
+                self.keys.extend_from_slice(key.url);
+                self.rows.push(Row {
+                    at,
+                    host_len: key.host.len(),
+                    url_len: key.url.len(),
+                    window: key.window,
+                    hash,
+                    summary: UrlSummary::default(),
+                });
                 self.bytes += ROW_COST + key.host.len() + key.url.len();
-                &mut v
-                    .insert((OwnedKey::new(key), UrlSummary::default()))
-                    .into_mut()
-                    .1
+                i
             }
-        })
+        };
+        Ok(&mut self.rows[i].summary)
     }
 
     /// Merges one row read from a summary file.
@@ -150,126 +182,427 @@ impl SummaryTable {
         Ok(rows)
     }
 
-    fn sorted(&mut self) -> Vec<(OwnedKey, UrlSummary)> {
-        let mut rows: Vec<(OwnedKey, UrlSummary)> = self.rows.drain().collect();
-        rows.sort_unstable_by(|a, b| a.0.key().cmp(&b.0.key()));
-        self.bytes = 0;
-        rows
+    /// Puts the rows in key order (row numbers: 4 bytes a row beside the
+    /// table), for [`finish_all`]; on the thread that calls it, so that
+    /// the workers of `summarize` sort their own tables side by side.
+    pub(crate) fn sort(&mut self) {
+        if self.order.len() != self.rows.len() {
+            self.order = sort_order(&self.rows, &self.keys);
+        }
     }
 
-    fn spill(&mut self) -> io::Result<()> {
-        let rows = self.sorted();
+    /// Writes the rows, sorted, to a new run and empties the table (its
+    /// allocations are kept for the next rows); returns how many.
+    fn write_run(&mut self) -> io::Result<u64> {
+        self.sort();
         let mut file = BufWriter::new(tempfile::tempfile()?);
         let mut buf = Vec::new();
-        for (k, s) in &rows {
-            write_row(k, s, &mut buf, &mut file)?;
+        for &i in &self.order {
+            let r = &self.rows[i as usize];
+            let key = r.key(&self.keys);
+            buf.clear();
+            r.summary.write_row(key.host, key.url, key.window, &mut buf);
+            file.write_all(&buf)?;
         }
-        self.spilled_rows += rows.len() as u64;
+        let n = self.rows.len() as u64;
+        self.clear();
         let mut file = file.into_inner().map_err(|e| e.into_error())?;
         io::Seek::rewind(&mut file)?;
         self.runs.push(file);
+        Ok(n)
+    }
+
+    /// Forgets every row in memory, keeping the allocations.
+    fn clear(&mut self) {
+        self.index.clear();
+        self.rows.clear();
+        self.keys.clear();
+        self.order.clear();
+        self.bytes = 0;
+    }
+
+    fn spill(&mut self) -> io::Result<()> {
+        self.spilled_rows += self.write_run()?;
         Ok(())
     }
 
     /// Writes every row, sorted by key, after the header; returns the number
     /// of rows written.
-    pub(crate) fn finish(mut self, out: &mut dyn Write) -> Result<u64, MergeError> {
-        out.write_all(UrlSummary::header().as_bytes())
-            .map_err(MergeError::Io)?;
-        let last = self.sorted();
-        let mut buf = Vec::new();
-        let mut written = 0u64;
-        if self.runs.is_empty() {
-            for (k, s) in &last {
-                write_row(k, s, &mut buf, out).map_err(MergeError::Io)?;
-            }
-            return Ok(last.len() as u64);
+    pub(crate) fn finish(self, out: &mut dyn Write) -> Result<u64, MergeError> {
+        finish_all(vec![self], out)
+    }
+
+    /// Loads the row `n` rows ahead in key order, and the key of the row
+    /// half as far ahead (loaded by an earlier call), so that they are in
+    /// the cache when written: rows in key order are all over memory, and
+    /// nothing else overlaps the waits for them.
+    #[inline]
+    fn touch(&self, n: usize) {
+        if let Some(&i) = self.order.get(n) {
+            std::hint::black_box(self.rows[i as usize].at);
         }
-        // k-way merge: each source yields rows in key order; the smallest
-        // head is taken next (a linear scan: there are few runs), and rows
-        // of one key are merged before the row is written.
-        let mut sources: Vec<Source> = self
-            .runs
-            .drain(..)
-            .map(|f| Source::Run(BufReader::with_capacity(1 << 16, f), Vec::new(), 0))
-            .collect();
-        sources.push(Source::Memory(last.into_iter()));
-        let mut heads = Vec::with_capacity(sources.len());
-        for src in &mut sources {
-            heads.push(src.next()?);
+        if let Some(&i) = self.order.get(n - TOUCH_AHEAD / 2) {
+            let at = self.rows[i as usize].at;
+            std::hint::black_box(self.keys.get(at).copied());
+            std::hint::black_box(self.keys.get(at + 64).copied());
         }
-        let mut current: Option<(OwnedKey, UrlSummary)> = None;
-        loop {
-            let mut min: Option<usize> = None;
-            for (i, head) in heads.iter().enumerate() {
-                if let Some((k, _)) = head {
-                    if min
-                        .is_none_or(|m| heads[m].as_ref().is_some_and(|(mk, _)| k.key() < mk.key()))
-                    {
-                        min = Some(i);
-                    }
-                }
-            }
-            let Some(i) = min else { break };
-            let (k, s) = std::mem::replace(&mut heads[i], sources[i].next()?)
-                .expect("the minimum is a head");
-            match &mut current {
-                Some((ck, cs)) if *ck == k => cs.merge(&s),
-                _ => {
-                    if let Some((ck, cs)) = current.replace((k, s)) {
-                        write_row(&ck, &cs, &mut buf, out).map_err(MergeError::Io)?;
-                        written += 1;
-                    }
-                }
-            }
-        }
-        if let Some((ck, cs)) = current {
-            write_row(&ck, &cs, &mut buf, out).map_err(MergeError::Io)?;
-            written += 1;
-        }
-        Ok(written)
+    }
+
+    /// The next row in key order when the table is merged from memory
+    /// (`order` made by [`sort`](Self::sort)).
+    fn sorted_row(&self, n: usize) -> Option<(Key<'_>, &UrlSummary)> {
+        let r = &self.rows[*self.order.get(n)? as usize];
+        Some((r.key(&self.keys), &r.summary))
     }
 }
 
-/// Writes one row through `buf` (reused, so a row costs no allocation).
-fn write_row(
-    k: &OwnedKey,
-    s: &UrlSummary,
-    buf: &mut Vec<u8>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let key = k.key();
-    buf.clear();
-    s.write_row(key.host, key.url, key.window, buf);
-    out.write_all(buf)
+/// A row number with what decides its order first: the rank of its host
+/// among the table's hosts, then eight bytes of its URL ([`prefix_at`]).
+#[derive(Clone, Copy)]
+struct SortEntry {
+    rank: u32,
+    row: u32,
+    prefix: u64,
 }
 
-enum Source {
-    Run(BufReader<File>, Vec<u8>, u64),
-    Memory(std::vec::IntoIter<(OwnedKey, UrlSummary)>),
+/// Eight bytes of `url` from `depth`, big-endian, zeros past its end: of
+/// two URLs equal before `depth`, the one with the smaller prefix is the
+/// smaller URL (equal prefixes decide nothing).
+fn prefix_at(url: &[u8], depth: usize) -> u64 {
+    let mut b = [0u8; 8];
+    if let Some(tail) = url.get(depth..) {
+        let n = tail.len().min(8);
+        b[..n].copy_from_slice(&tail[..n]);
+    }
+    u64::from_be_bytes(b)
 }
 
-impl Source {
-    fn next(&mut self) -> Result<Option<(OwnedKey, UrlSummary)>, MergeError> {
-        match self {
-            Source::Memory(it) => Ok(it.next()),
-            Source::Run(r, line, n) => {
-                line.clear();
-                if r.read_until(b'\n', line).map_err(MergeError::Io)? == 0 {
-                    return Ok(None);
-                }
-                *n += 1;
-                let row = line.strip_suffix(b"\n").unwrap_or(line);
-                let (key, s) = UrlSummary::parse_row(row).map_err(|reason| {
-                    MergeError::Row(SummaryFileError {
-                        file: "(spilled run)".into(),
-                        line: *n,
-                        reason,
-                    })
-                })?;
-                Ok(Some((OwnedKey::new(key), s)))
+/// The length of the common prefix of `a` and `b`.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_le_bytes(a[i..i + 8].try_into().unwrap_or_default())
+            ^ u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+        if x != 0 {
+            return i + (x.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + a[i..n]
+        .iter()
+        .zip(&b[i..n])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// The rows' numbers in key order (host, URL, window).
+///
+/// A comparison sort on the keys themselves reads two rows and their key
+/// bytes, far apart in memory, per comparison: most of `summarize`'s time
+/// on a log of distinct URLs. Instead the rows are sorted as integers,
+/// most significant part first (an MSD radix sort by eight bytes at a
+/// time): by the rank of their host, then by eight bytes of the URL after
+/// what every URL of the host shares; rows still equal are sorted again
+/// by their next eight bytes, and so on; rows whose URLs are exhausted
+/// and still equal (one URL in several windows) are sorted by their keys.
+fn sort_order(rows: &[Row], keys: &[u8]) -> Vec<u32> {
+    // Each row's host, numbered by first appearance.
+    let mut ids: hashbrown::HashMap<&[u8], u32> = hashbrown::HashMap::new();
+    let mut hosts: Vec<&[u8]> = Vec::new();
+    let mut host_of: Vec<u32> = Vec::with_capacity(rows.len());
+    let mut last: Option<(&[u8], u32)> = None;
+    for r in rows {
+        let host = r.key(keys).host;
+        let id = match last {
+            Some((h, id)) if h == host => id,
+            _ => *ids.entry(host).or_insert_with(|| {
+                hosts.push(host);
+                (hosts.len() - 1) as u32
+            }),
+        };
+        last = Some((host, id));
+        host_of.push(id);
+    }
+    drop(ids);
+    let mut by_name: Vec<u32> = (0..hosts.len() as u32).collect();
+    by_name.sort_unstable_by_key(|&id| hosts[id as usize]);
+    let mut rank = vec![0u32; hosts.len()];
+    for (k, &id) in by_name.iter().enumerate() {
+        rank[id as usize] = k as u32;
+    }
+    // What the URLs of each host share: the common prefix with the host's
+    // first URL.
+    let url = |row: u32| rows[row as usize].key(keys).url;
+    let mut first: Vec<Option<&[u8]>> = vec![None; hosts.len()];
+    let mut shared = vec![0usize; hosts.len()];
+    for (i, &id) in host_of.iter().enumerate() {
+        let u = url(i as u32);
+        match first[id as usize] {
+            None => {
+                first[id as usize] = Some(u);
+                shared[id as usize] = u.len();
+            }
+            Some(f) => {
+                let n = shared[id as usize];
+                shared[id as usize] = common_prefix(&f[..n], u);
             }
         }
+    }
+    let mut entries: Vec<SortEntry> = host_of
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| SortEntry {
+            rank: rank[id as usize],
+            row: i as u32,
+            prefix: prefix_at(url(i as u32), shared[id as usize]),
+        })
+        .collect();
+    entries.sort_unstable_by_key(|e| (e.rank, e.prefix));
+    // Runs of equal rank and prefix, each with the depth of its next bytes.
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    let host_rank_depth = |e: &SortEntry| shared[host_of[e.row as usize] as usize] + 8;
+    equal_runs(&entries, 0, &mut runs, host_rank_depth);
+    while let Some((start, end, depth)) = runs.pop() {
+        let run = &mut entries[start..end];
+        if run.iter().all(|e| url(e.row).len() <= depth) {
+            run.sort_unstable_by(|a, b| {
+                rows[a.row as usize]
+                    .key(keys)
+                    .cmp(&rows[b.row as usize].key(keys))
+            });
+            continue;
+        }
+        for e in run.iter_mut() {
+            e.prefix = prefix_at(url(e.row), depth);
+        }
+        run.sort_unstable_by_key(|e| e.prefix);
+        equal_runs(run, start, &mut runs, |_| depth + 8);
+    }
+    entries.into_iter().map(|e| e.row).collect()
+}
+
+/// Pushes the runs of more than one entry of equal rank and prefix in
+/// `entries` (which start at `offset` of the whole), each with the depth
+/// of the bytes that sort it next.
+fn equal_runs(
+    entries: &[SortEntry],
+    offset: usize,
+    runs: &mut Vec<(usize, usize, usize)>,
+    depth: impl Fn(&SortEntry) -> usize,
+) {
+    let mut start = 0;
+    for i in 1..=entries.len() {
+        let same = entries
+            .get(i)
+            .is_some_and(|e| (e.rank, e.prefix) == (entries[start].rank, entries[start].prefix));
+        if !same {
+            if i - start > 1 {
+                runs.push((offset + start, offset + i, depth(&entries[start])));
+            }
+            start = i;
+        }
+    }
+}
+
+/// Writes the rows of `tables` (the tables of parts of one input: the
+/// workers' of one `summarize`), merged and sorted by key, after the
+/// header; returns the number of rows written.
+///
+/// Without spilled runs the tables are merged in memory, each in its own
+/// key order. Otherwise each table's rows still in memory become one more
+/// run and the tables are freed before the k-way merge of the runs.
+pub(crate) fn finish_all(
+    mut tables: Vec<SummaryTable>,
+    out: &mut dyn Write,
+) -> Result<u64, MergeError> {
+    out.write_all(UrlSummary::header().as_bytes())
+        .map_err(MergeError::Io)?;
+    if tables.iter().all(|t| t.runs.is_empty()) {
+        let mut sources = Vec::new();
+        for t in &mut tables {
+            t.sort();
+        }
+        for t in &tables {
+            if !t.rows.is_empty() {
+                sources.push(InMemory { table: t, next: 0 });
+            }
+        }
+        return merge_sources(sources, out);
+    }
+    let mut runs = Vec::new();
+    for mut t in tables {
+        if !t.rows.is_empty() {
+            t.write_run().map_err(MergeError::Io)?;
+        }
+        runs.append(&mut t.runs);
+    }
+    let mut sources = Vec::with_capacity(runs.len());
+    for file in runs {
+        sources.push(Run::new(file)?);
+    }
+    merge_sources(sources, out)
+}
+
+/// Rows in key order, one per key, for [`merge_sources`].
+trait SortedRows {
+    /// The current row, `None` at the end.
+    fn head(&self) -> Option<(Key<'_>, &UrlSummary)>;
+    /// Moves to the next row.
+    fn advance(&mut self) -> Result<(), MergeError>;
+}
+
+/// A table's rows in its key order.
+struct InMemory<'t> {
+    table: &'t SummaryTable,
+    next: usize,
+}
+
+impl SortedRows for InMemory<'_> {
+    fn head(&self) -> Option<(Key<'_>, &UrlSummary)> {
+        self.table.sorted_row(self.next)
+    }
+
+    fn advance(&mut self) -> Result<(), MergeError> {
+        self.next += 1;
+        self.table.touch(self.next + TOUCH_AHEAD);
+        Ok(())
+    }
+}
+
+/// How many rows ahead of the one written [`SummaryTable::touch`] loads.
+const TOUCH_AHEAD: usize = 16;
+
+/// Output bytes gathered before a write to the output.
+const OUT_CHUNK: usize = 1 << 16;
+
+/// k-way merge: the smallest head is taken next (a linear scan: there are
+/// few sources), merged with the heads of the same key in the other
+/// sources, and written; returns the number of rows written.
+fn merge_sources<S: SortedRows>(
+    mut sources: Vec<S>,
+    out: &mut dyn Write,
+) -> Result<u64, MergeError> {
+    let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
+    let mut written = 0u64;
+    // The sources whose head has the smallest key.
+    let mut same: Vec<usize> = Vec::with_capacity(sources.len());
+    loop {
+        same.clear();
+        let mut min: Option<Key<'_>> = None;
+        for (i, src) in sources.iter().enumerate() {
+            let Some((k, _)) = src.head() else { continue };
+            match min.map(|m| k.cmp(&m)) {
+                Some(std::cmp::Ordering::Greater) => {}
+                Some(std::cmp::Ordering::Equal) => same.push(i),
+                _ => {
+                    min = Some(k);
+                    same.clear();
+                    same.push(i);
+                }
+            }
+        }
+        let Some(key) = min else { break };
+        let mut merged = None;
+        for &i in &same[1..] {
+            if let Some((_, s)) = sources[i].head() {
+                merged
+                    .get_or_insert_with(|| {
+                        sources[same[0]]
+                            .head()
+                            .map(|(_, s)| s.clone())
+                            .unwrap_or_default()
+                    })
+                    .merge(s);
+            }
+        }
+        match &merged {
+            Some(s) => s.write_row(key.host, key.url, key.window, &mut buf),
+            None => {
+                if let Some((_, s)) = sources[same[0]].head() {
+                    s.write_row(key.host, key.url, key.window, &mut buf);
+                }
+            }
+        }
+        written += 1;
+        if buf.len() >= OUT_CHUNK {
+            out.write_all(&buf).map_err(MergeError::Io)?;
+            buf.clear();
+        }
+        for &i in &same {
+            sources[i].advance()?;
+        }
+    }
+    out.write_all(&buf).map_err(MergeError::Io)?;
+    Ok(written)
+}
+
+/// A spilled run being merged: its reader, the current line, its number,
+/// and the row read from it.
+struct Run {
+    reader: BufReader<File>,
+    line: Vec<u8>,
+    number: u64,
+    /// The current row's key bytes (host, then URL), the host's length and
+    /// the window; `None` at the end.
+    key: Vec<u8>,
+    head: Option<(usize, Option<i64>, UrlSummary)>,
+}
+
+impl Run {
+    fn new(file: File) -> Result<Run, MergeError> {
+        let mut run = Run {
+            reader: BufReader::with_capacity(1 << 16, file),
+            line: Vec::new(),
+            number: 0,
+            key: Vec::new(),
+            head: None,
+        };
+        run.advance()?;
+        Ok(run)
+    }
+}
+
+impl SortedRows for Run {
+    fn head(&self) -> Option<(Key<'_>, &UrlSummary)> {
+        let (host_len, window, s) = self.head.as_ref()?;
+        let (host, url) = self.key.split_at(*host_len);
+        Some((
+            Key {
+                host,
+                url,
+                window: *window,
+            },
+            s,
+        ))
+    }
+
+    /// Reads the run's next row, in key order.
+    fn advance(&mut self) -> Result<(), MergeError> {
+        self.line.clear();
+        self.head = None;
+        if self
+            .reader
+            .read_until(b'\n', &mut self.line)
+            .map_err(MergeError::Io)?
+            == 0
+        {
+            return Ok(());
+        }
+        self.number += 1;
+        let row = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+        let (key, s) = UrlSummary::parse_row(row).map_err(|reason| {
+            MergeError::Row(SummaryFileError {
+                file: "(spilled run)".into(),
+                line: self.number,
+                reason,
+            })
+        })?;
+        self.key.clear();
+        self.key.extend_from_slice(key.host);
+        self.key.extend_from_slice(key.url);
+        self.head = Some((key.host.len(), key.window, s));
+        Ok(())
     }
 }
 
@@ -413,6 +746,65 @@ mod tests {
         sorted.dedup();
         assert_eq!(keys, sorted);
         assert!(keys.len() > 300, "{} rows", keys.len());
+    }
+
+    #[test]
+    fn sorted_order_is_the_order_of_the_keys() {
+        // Keys that share long prefixes, end inside another's prefix, hold
+        // NUL bytes (which the sort's zero padding must not confuse), in
+        // several windows and under hosts that are prefixes of each other.
+        let mut t = SummaryTable::new(usize::MAX);
+        let hosts: [&[u8]; 4] = [b"", b"a.example", b"a.example.org", b"a.exa\0"];
+        let tails: [&[u8]; 9] = [
+            b"",
+            b"/",
+            b"/x",
+            b"/x\0",
+            b"/x\0\0",
+            b"/x\0a",
+            b"/long/shared/prefix/of/many/bytes/1",
+            b"/long/shared/prefix/of/many/bytes/10",
+            b"/long/shared/prefix/of/many/bytes/2",
+        ];
+        let mut want = Vec::new();
+        let mut n = 0u64;
+        for host in hosts {
+            for tail in tails {
+                for window in [None, Some(-86_400), Some(0), Some(86_400)] {
+                    // Not every key in every host: the hosts' URLs share
+                    // different prefixes.
+                    n += 1;
+                    if n.is_multiple_of(3) {
+                        continue;
+                    }
+                    let url = [b"https://".as_slice(), host, tail].concat();
+                    let url = if host.is_empty() { tail.to_vec() } else { url };
+                    want.push((host.to_vec(), url, window));
+                }
+            }
+        }
+        // Inserted in a scrambled order.
+        let mut scrambled = want.clone();
+        scrambled.sort_by_key(|k| xxhash_rust::xxh64::xxh64(&k.1, k.2.unwrap_or(7) as u64));
+        for (host, url, window) in &scrambled {
+            let key = Key {
+                host,
+                url,
+                window: *window,
+            };
+            t.row(key).unwrap().add(Some(200), Some(1), None);
+        }
+        want.sort();
+        want.dedup();
+        t.sort();
+        let got: Vec<_> = (0..t.rows.len())
+            .map(|i| {
+                let (k, _) = t.sorted_row(i).unwrap();
+                (k.host.to_vec(), k.url.to_vec(), k.window)
+            })
+            .collect();
+        assert_eq!(got.len(), want.len());
+        assert!(got == want, "{got:?}");
     }
 
     #[test]

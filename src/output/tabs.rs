@@ -108,7 +108,7 @@ fn rules(row: &Row<'_>, out: &mut Vec<u8>) {
 
 /// TSV field escaping: `\` `\t` `\n` `\r` as backslash escapes, so a field
 /// never splits a row or a column.
-fn escape(bytes: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn escape(bytes: &[u8], out: &mut Vec<u8>) {
     for &b in bytes {
         match b {
             b'\\' => out.extend_from_slice(b"\\\\"),

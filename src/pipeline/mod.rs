@@ -39,6 +39,7 @@ use crossbeam_channel::{bounded, unbounded};
 use job::{ByteRange, Done, Event, FileCtx, Job};
 use stats::Summary;
 use worker::PieceOut;
+pub(crate) use worker::RecordSink;
 
 pub use crate::output::{key, KEY_SEED};
 pub use distinct::{default_memory_limit, is_spill_error, parse_size};
@@ -252,6 +253,29 @@ pub struct Sinks<'a> {
 /// assert!(!diag.is_empty());
 /// ```
 pub fn run(sources: &[Source], opts: &Options, sinks: Sinks<'_>) -> io::Result<Summary> {
+    run_with(sources, opts, sinks, None)
+}
+
+/// Runs over `sources` as [`run`] does, but each worker hands its records
+/// to a [`RecordSink`] of its own, made by `make` on the worker's thread,
+/// instead of writing rows: nothing is written to `sinks.out`. Lines are
+/// counted and rejected lines reported as in any run; each sink's
+/// [`RecordSink::done`] is called when its worker has no more work.
+pub(crate) fn run_into(
+    sources: &[Source],
+    opts: &Options,
+    sinks: Sinks<'_>,
+    make: &(dyn Fn() -> Box<dyn RecordSink> + Sync),
+) -> io::Result<Summary> {
+    run_with(sources, opts, sinks, Some(make))
+}
+
+fn run_with(
+    sources: &[Source],
+    opts: &Options,
+    sinks: Sinks<'_>,
+    make: Option<&(dyn Fn() -> Box<dyn RecordSink> + Sync)>,
+) -> io::Result<Summary> {
     let started = Instant::now();
     let opts = Arc::new(opts.clone());
     let threads = opts.threads.max(1);
@@ -284,7 +308,10 @@ pub fn run(sources: &[Source], opts: &Options, sinks: Sinks<'_>) -> io::Result<S
             let done_tx = done_tx.clone();
             let out_free_rx = out_free_rx.clone();
             let opts = Arc::clone(&opts);
-            scope.spawn(move || worker::work(opts, job_rx, done_tx, out_free_rx));
+            scope.spawn(move || {
+                let sink = make.map(|make| make());
+                worker::work(opts, job_rx, done_tx, out_free_rx, sink)
+            });
         }
         drop(job_rx);
         drop(done_tx);

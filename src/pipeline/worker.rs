@@ -19,9 +19,11 @@ use crate::canon::rules::RuleMask;
 use crate::canon::surt::surt;
 use crate::input::range::read_owned_lines;
 use crate::input::Piece;
+use crate::log::info::Info;
 use crate::log::{request_url_of, RequestUrl, Skip};
 use crate::log::{Extract, Extracted, Field, Line, LineError, LogFormat, RecordReader};
 use crate::output::{Columns, Row, KEY_SEED};
+use crate::url::simd::{self, Chunk};
 use crate::{Canonical, Canonicalizer};
 use crossbeam_channel::{Receiver, Sender};
 
@@ -151,6 +153,49 @@ pub struct Worker {
     urls_only: bool,
     /// The name of the input of the last piece (`--with input`).
     input: Option<Arc<str>>,
+    /// Where records go instead of rows, when the run has one
+    /// ([`RecordSink`]).
+    sink: Option<Box<dyn RecordSink>>,
+}
+
+/// [`Worker::record_loop`] with the in-line target scan, as a job of
+/// `simd::dispatch`: the loop is compiled for the engine the CPU has.
+struct InLineLoop<'a, R> {
+    worker: &'a mut Worker,
+    reader: &'a mut R,
+    format: LogFormat,
+    buf: &'a [u8],
+    out: &'a mut PieceOut,
+}
+
+impl<R: Extract> simd::Job for InLineLoop<'_, R> {
+    type Output = ();
+    #[inline(always)]
+    fn run<C: Chunk>(self, chunk: C) {
+        let InLineLoop {
+            worker,
+            reader,
+            format,
+            buf,
+            out,
+        } = self;
+        worker.record_loop(Some(chunk), reader, format, buf, out);
+    }
+}
+
+/// What a worker hands each record with a URL to, instead of writing a
+/// row for the writer, when the run has one ([`super::run_into`]): the
+/// per-worker summary tables of `canonurl summarize`. Each worker has its
+/// own; lines are still counted (and rejected lines reported) as in any
+/// run.
+pub(crate) trait RecordSink: Send {
+    /// One record: its canonical `url`, and the `line` it is read from with
+    /// where the record's other fields are in it (`info`; all `None` for a
+    /// `plain` line).
+    fn record(&mut self, url: &[u8], line: &[u8], info: &Info);
+
+    /// The worker is done: no record follows.
+    fn done(self: Box<Self>);
 }
 
 impl Worker {
@@ -205,7 +250,16 @@ impl Worker {
             reader: None,
             urls_only,
             input: None,
+            sink: None,
         }
+    }
+
+    /// Hands every record to `sink` instead of writing rows (no output
+    /// bytes), with the record's other fields noted for it.
+    pub(crate) fn set_sink(&mut self, sink: Box<dyn RecordSink>) {
+        self.urls_only = false;
+        self.record.want_info(true);
+        self.sink = Some(sink);
     }
 
     /// Processes the lines of one piece of `ctx`'s input (the caller counts
@@ -258,20 +312,34 @@ impl Worker {
     /// line is canonicalized straight into the output, with nothing to copy
     /// first and nothing to remember per URL but its span. One copy of the
     /// loop per mode, chosen here once per piece.
+    // Out of line (it runs once a piece): inlined into `piece`, its loop's
+    // code moved with the log loops' and cost up to 8 instructions a URL
+    // more (pipeline/plain-whatwg 357.6 against 350.6).
+    #[inline(never)]
     fn plain_urls(&mut self, buf: &[u8], out: &mut PieceOut) {
-        match self.opts.mode {
-            Mode::Pipe => self.plain_urls_as::<true, false>(buf, out),
-            Mode::Records => self.plain_urls_as::<false, false>(buf, out),
-            Mode::Unique | Mode::Count => self.plain_urls_as::<false, true>(buf, out),
+        // Lines that are their own canonical URL are written a run at a
+        // time from the piece, where the canonicalizer can tell that from
+        // its scan alone (no rules).
+        let as_is = self.urls.canon.rules().is_none();
+        match (self.opts.mode, as_is) {
+            (Mode::Pipe, true) => self.plain_urls_as::<true, false, true>(buf, out),
+            (Mode::Pipe, false) => self.plain_urls_as::<true, false, false>(buf, out),
+            (Mode::Records, true) => self.plain_urls_as::<false, false, true>(buf, out),
+            (Mode::Records, false) => self.plain_urls_as::<false, false, false>(buf, out),
+            (Mode::Unique | Mode::Count, _) => self.plain_urls_as::<false, true, false>(buf, out),
         }
     }
 
     /// [`plain_urls`](Self::plain_urls) for one mode: `PIPE`, a line out
-    /// per line in; `DISTINCT`, the URLs go to the distinct table. Emitted
-    /// lines are counted once, after the loop: the lines that are not
-    /// skipped or rejected (which are counted as they come).
+    /// per line in; `DISTINCT`, the URLs go to the distinct table; `AS_IS`,
+    /// a line that is its own canonical URL, ended by a plain `\n`, is its
+    /// own output line: such lines are not copied one by one but written a
+    /// run at a time from `buf` (`as_is`), before the next line that is
+    /// not, and at the end. Emitted lines are counted once, after the
+    /// loop: the lines that are not skipped or rejected (which are counted
+    /// as they come).
     #[inline(always)]
-    fn plain_urls_as<const PIPE: bool, const DISTINCT: bool>(
+    fn plain_urls_as<const PIPE: bool, const DISTINCT: bool, const AS_IS: bool>(
         &mut self,
         buf: &[u8],
         out: &mut PieceOut,
@@ -280,9 +348,39 @@ impl Worker {
         let counted = out.stats.lines;
         let mut lines = 0u64;
         let mut ends = NO_ENDS;
+        // The run of lines, with their `\n`s, not written yet.
+        let mut as_is = 0..0;
         for line in Lines::new(buf, &mut ends) {
             let index = lines;
             lines += 1;
+            if AS_IS {
+                // `line` lies in `buf`: where it starts there.
+                let at = line.as_ptr() as usize - buf.as_ptr() as usize;
+                let end = at + line.len();
+                if line.len() <= max_line
+                    && buf.get(end) == Some(&b'\n')
+                    && self.urls.canon.target_is_canonical(line)
+                {
+                    if as_is.end != at {
+                        out.out.extend_from_slice(&buf[as_is]);
+                        as_is = at..at;
+                    }
+                    as_is.end = end + 1;
+                    // Written every few KiB rather than a piece at a time:
+                    // the lines are still in the cache, and the copy stays
+                    // below the size at which glibc's `memcpy` turns to
+                    // `rep movsb`, which callgrind counts a byte at a time
+                    // (the instruction counts of `benches/guard.sh` would
+                    // no longer say what the loop costs).
+                    if as_is.len() >= AS_IS_RUN {
+                        out.out.extend_from_slice(&buf[as_is.clone()]);
+                        as_is.start = as_is.end;
+                    }
+                    continue;
+                }
+                out.out.extend_from_slice(&buf[as_is]);
+                as_is = 0..0;
+            }
             if line.len() > max_line {
                 let why = Why::Line(LineError::LineTooLong);
                 self.lost_line(LogFormat::Plain, index, 0, line, why, max_line, out);
@@ -325,6 +423,9 @@ impl Worker {
                 }
             }
         }
+        if AS_IS {
+            out.out.extend_from_slice(&buf[as_is]);
+        }
         out.stats.emit_each(lines - (out.stats.lines - counted));
     }
 
@@ -349,9 +450,40 @@ impl Worker {
 
     /// The loop of [`record_urls`](Self::record_urls), over `reader`.
     #[inline]
-    fn record_urls_with(
+    fn record_urls_with<R: Extract>(
         &mut self,
-        reader: &mut impl Extract,
+        reader: &mut R,
+        format: LogFormat,
+        buf: &[u8],
+        out: &mut PieceOut,
+    ) {
+        // A request target with no base is canonicalized where it lies, its
+        // end found by its own scan (see `Extract::request_start`). That
+        // loop runs as a job of `simd::dispatch`, compiled for the CPU's
+        // byte-class engine with the scan inlined in it: dispatched per
+        // line instead, the call and the engine check cost about 28
+        // instructions a line (pipeline/combined).
+        if self.opts.field == Field::Request && self.base_prefix.is_none() {
+            simd::dispatch(InLineLoop {
+                worker: self,
+                reader,
+                format,
+                buf,
+                out,
+            });
+        } else {
+            self.record_loop(None::<simd::Table>, reader, format, buf, out);
+        }
+    }
+
+    /// The loop of [`record_urls_with`](Self::record_urls_with): with
+    /// `in_line` (the engine of the job it runs in), each line's target is
+    /// first tried where it lies.
+    #[inline(always)]
+    fn record_loop<R: Extract, C: Chunk>(
+        &mut self,
+        in_line: Option<C>,
+        reader: &mut R,
         format: LogFormat,
         buf: &[u8],
         out: &mut PieceOut,
@@ -372,6 +504,26 @@ impl Worker {
                 continue;
             }
             let start = out.out.len();
+            // No closure here: it would be a function of its own, compiled
+            // without the engine's target features and called per line.
+            let start_at = match in_line {
+                Some(chunk) => reader.request_start(line).map(|at| (chunk, at)),
+                None => None,
+            };
+            if let Some((chunk, at)) = start_at {
+                let canon = &mut self.urls.canon;
+                if let Some(len) = canon.target_in_line(chunk, &line[at..], &mut out.out) {
+                    if reader.request_closes(&line[at + len..]) {
+                        if distinct {
+                            push_distinct(out, start);
+                        } else {
+                            out.out.push(b'\n');
+                        }
+                        continue;
+                    }
+                    out.out.truncate(start);
+                }
+            }
             // Only the fired rules are taken from each `Canonical`.
             let result = match reader.extract(line, field, &mut self.record) {
                 Line::Skip(s) => Err(Ok(s)),
@@ -504,6 +656,10 @@ impl Worker {
             );
         }
         if format == LogFormat::Plain {
+            // A URL list's line has no other fields: none of a record of an
+            // earlier input (a log read before it by this worker) is left
+            // for `--with` columns or the record sink to read in it.
+            self.record.info = Info::default();
             let slot = if is_blank(line) {
                 Slot::Skip(Skip::EmptyLine)
             } else {
@@ -573,7 +729,13 @@ impl Worker {
         out: &mut PieceOut,
     ) {
         self.count(line, index, slots, out);
-        if matches!(self.opts.mode, Mode::Unique | Mode::Count) {
+        if let Some(sink) = self.sink.as_mut() {
+            for s in slots {
+                if let Slot::Url(a, b, _) = *s {
+                    sink.record(&self.urls.bytes[a..b], line, &self.record.info);
+                }
+            }
+        } else if matches!(self.opts.mode, Mode::Unique | Mode::Count) {
             self.file_distinct(format, slots, out);
         } else if self.urls_only {
             self.write_urls(slots, out);
@@ -826,6 +988,10 @@ impl Urls {
     }
 }
 
+/// The most bytes of lines that are their own output
+/// (`Worker::plain_urls_as`) kept before they are written.
+const AS_IS_RUN: usize = 2048;
+
 /// Files the URL just written at `out.out[start..]` for the distinct table.
 #[inline(always)]
 fn push_distinct(out: &mut PieceOut, start: usize) {
@@ -850,44 +1016,56 @@ pub(super) fn work(
     jobs: Receiver<Job>,
     done: Sender<Done>,
     out_free: Receiver<Box<PieceOut>>,
+    sink: Option<Box<dyn RecordSink>>,
 ) {
     let mut worker = Worker::new(opts);
-    for job in jobs {
-        let msg = match job {
-            Job::Event { seq, event } => Done::Event { seq, event },
-            Job::Piece { seq, ctx, piece } => {
-                let mut result = out_free.try_recv().unwrap_or_default();
-                let buf = worker.read_piece(&ctx, piece, &mut result);
-                Done::Piece {
-                    seq,
-                    buf,
-                    result,
-                    ctx,
-                }
-            }
-            Job::Range {
-                seq,
-                ctx,
-                range,
-                buf,
-            } => {
-                let mut result = out_free.try_recv().unwrap_or_default();
-                let buf = worker.read_range(&ctx, &range, buf, &mut result);
-                Done::Piece {
-                    seq,
-                    buf,
-                    result,
-                    ctx,
-                }
-            }
-        };
-        if done.send(msg).is_err() {
-            return;
-        }
+    if let Some(sink) = sink {
+        worker.set_sink(sink);
+    }
+    worker.work(jobs, done, out_free);
+    if let Some(sink) = worker.sink.take() {
+        sink.done();
     }
 }
 
 impl Worker {
+    /// Takes jobs until there are no more (or the writer is gone).
+    fn work(&mut self, jobs: Receiver<Job>, done: Sender<Done>, out_free: Receiver<Box<PieceOut>>) {
+        let worker = self;
+        for job in jobs {
+            let msg = match job {
+                Job::Event { seq, event } => Done::Event { seq, event },
+                Job::Piece { seq, ctx, piece } => {
+                    let mut result = out_free.try_recv().unwrap_or_default();
+                    let buf = worker.read_piece(&ctx, piece, &mut result);
+                    Done::Piece {
+                        seq,
+                        buf,
+                        result,
+                        ctx,
+                    }
+                }
+                Job::Range {
+                    seq,
+                    ctx,
+                    range,
+                    buf,
+                } => {
+                    let mut result = out_free.try_recv().unwrap_or_default();
+                    let buf = worker.read_range(&ctx, &range, buf, &mut result);
+                    Done::Piece {
+                        seq,
+                        buf,
+                        result,
+                        ctx,
+                    }
+                }
+            };
+            if done.send(msg).is_err() {
+                return;
+            }
+        }
+    }
     /// Processes a piece the reader read; returns its buffer, for the
     /// writer to give back to the reader.
     fn read_piece(&mut self, ctx: &FileCtx, piece: Piece, result: &mut PieceOut) -> Vec<u8> {

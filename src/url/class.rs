@@ -137,12 +137,9 @@ pub fn encode_into<S: ByteSet>(out: &mut Vec<u8>, input: &[u8]) {
 
 /// RFC 3986 §2.3: "unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"".
 #[inline]
-pub fn is_unreserved(b: u8) -> bool {
+pub const fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }
-
-// Kept at its public path; the one definition is the crate's ASCII helper.
-pub use crate::ascii::hex_value;
 
 #[cfg(test)]
 mod tests {

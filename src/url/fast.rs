@@ -13,14 +13,15 @@
 //! that both paths give the same bytes and parts on every input (a leading
 //! space keeps an input off this path).
 
-use super::class::{hex_value, is_unreserved};
+use super::class::is_unreserved;
 use super::host::ends_in_a_number;
 use super::parts::{Parts, ABSENT};
 use super::simd::{
-    dispatch, find_path_run_with, find_with, members, ByteSet, CanonicalDomainStop,
-    CanonicalFragmentStop, CanonicalQueryStop, Chunk, Job, Rfc3986FragmentStop, Rfc3986PathStop,
-    Rfc3986QueryStop, SpecialPathSet,
+    dispatch, find_path_run_with, find_with, CanonicalDomainStop, CanonicalFragmentStop,
+    CanonicalQueryStop, Chunk, InLineFragmentStop, InLineQueryStop, Job, Rfc3986FragmentStop,
+    Rfc3986PathStop, Rfc3986QueryStop, SpecialPathSet,
 };
+use crate::ascii::hex_value;
 
 /// Checks the `%` at `i` and returns the index after it. With
 /// `STRICT` (the `rfc3986` profile), an escape of an unreserved character
@@ -28,26 +29,62 @@ use super::simd::{
 /// neither is canonical; an escape with lower-case hex is taken, and
 /// `lower` set: the caller upper-cases it in the copy, the only change the
 /// profile makes to it (`%3a` → `%3A`).
+///
+/// By tables ([`HEX_DIGIT`], [`UNRESERVED`]): escapes come in runs of
+/// dozens on non-ASCII paths, where the comparisons of `hex_value` and
+/// `is_unreserved` were about 33 instructions a line of a combined log
+/// (pipeline/combined 551.4 → 518.0).
 #[inline(always)]
 fn escape<const STRICT: bool>(input: &[u8], i: usize, lower: &mut bool) -> Option<usize> {
     if !STRICT {
         return Some(i + 1);
     }
-    match (
-        input.get(i + 1).and_then(|&b| hex_value(b)),
-        input.get(i + 2).and_then(|&b| hex_value(b)),
-    ) {
-        (Some(h), Some(l)) => {
-            if is_unreserved(h << 4 | l) {
-                None
-            } else {
-                *lower |= input[i + 1].is_ascii_lowercase() || input[i + 2].is_ascii_lowercase();
-                Some(i + 3)
-            }
-        }
-        _ => None,
+    let &[h, l] = input.get(i + 1..i + 3)? else {
+        return None;
+    };
+    let (h, l) = (HEX_DIGIT[h as usize], HEX_DIGIT[l as usize]);
+    if (h | l) & NOT_HEX != 0 || UNRESERVED[((h & 0xF) << 4 | (l & 0xF)) as usize] {
+        return None;
     }
+    *lower |= (h | l) & LOWER_HEX != 0;
+    Some(i + 3)
 }
+
+/// [`HEX_DIGIT`]'s flag of a byte that is no hex digit.
+const NOT_HEX: u8 = 0x80;
+/// [`HEX_DIGIT`]'s flag of a lower-case hex digit (`a-f`).
+const LOWER_HEX: u8 = 0x10;
+
+/// Each byte's value as a hex digit ([`hex_value`]) in its low four bits,
+/// with [`LOWER_HEX`] for `a-f`; [`NOT_HEX`] for any other byte.
+static HEX_DIGIT: [u8; 256] = {
+    let mut t = [NOT_HEX; 256];
+    let mut b = 0;
+    while b < 256 {
+        if let Some(value) = hex_value(b as u8) {
+            let lower = if (b as u8).is_ascii_lowercase() {
+                LOWER_HEX
+            } else {
+                0
+            };
+            t[b] = value | lower;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// Whether each byte is unreserved (RFC 3986 §2.3), as [`is_unreserved`]
+/// says: the bytes whose escapes `rfc3986` decodes.
+static UNRESERVED: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = is_unreserved(b as u8);
+        b += 1;
+    }
+    t
+};
 
 /// [`escape`] for the `%` at `i` and every `%` right after it: escapes
 /// come in runs (`%D9%81%D8%B1`, a non-ASCII word), which are taken here
@@ -106,6 +143,34 @@ pub fn canonical_target(
     })
 }
 
+/// [`canonical_target`] for a request target that still lies in its log
+/// line: `line` starts with the target, which ends at the first space (a
+/// target with none is not taken). If the target is one that
+/// [`canonical_target`] would take, and holds no `\\` (the start of the
+/// logger's escapes), it is appended to `out` as that function would append
+/// it, and its length is returned. So a log reader need not find the end of
+/// the request field before the target is scanned: one scan finds both
+/// (see `log::clf`'s `request_start`).
+///
+/// `chunk` is the engine already chosen: the caller's own loop runs as a
+/// [`Job`] under `simd::dispatch` (the log line loop), so the scan is
+/// inlined into that loop, compiled for the same engine, with no call and
+/// no engine check per line.
+#[inline(always)]
+pub(crate) fn canonical_target_in_line_with<C: Chunk>(
+    chunk: C,
+    line: &[u8],
+    strict_escapes: bool,
+    out: &mut Vec<u8>,
+) -> Option<usize> {
+    InLine {
+        line,
+        strict_escapes,
+        out,
+    }
+    .run(chunk)
+}
+
 /// [`canonical_http`] and [`canonical_target`] without the copy, for the
 /// dedup rules, which write the URL with their edits made instead of
 /// copying it and editing it in place: where the components of `input` lie
@@ -123,6 +188,19 @@ pub fn scan_canonical(input: &[u8], strict_escapes: bool, target: bool) -> Optio
     Some((found.parts(input.len() as u32), found.lower_hex))
 }
 
+/// Whether [`canonical_http`] (or [`canonical_target`] when `target`)
+/// would take `input` and append it unchanged, found by the scan alone:
+/// nothing is copied and no parts are made. For a caller that writes such
+/// inputs from where they lie.
+#[inline]
+pub fn is_canonical(input: &[u8], strict_escapes: bool, target: bool) -> bool {
+    dispatch(IsCanonical(Scan {
+        input,
+        strict_escapes,
+        target,
+    }))
+}
+
 /// Appends `input`, which [`scan_canonical`] took with `parts`, as its
 /// canonical form: with the hex digits of its escapes upper-cased when
 /// `lower_hex`.
@@ -137,47 +215,60 @@ pub fn write_scanned(input: &[u8], parts: &Parts, lower_hex: bool, out: &mut Vec
 
 /// Upper-cases the hex digits of every escape in `bytes` (a path, query and
 /// fragment the fast path took): RFC 3986 §6.2.2.1, as
-/// `canon::rfc3986::normalize` does for the general parser. A `%` not
-/// followed by two hex digits is no escape and is left alone (the fast path
-/// has already turned away such a `%`, and escapes of unreserved bytes,
-/// which that function would rewrite).
+/// `canon::rfc3986::normalize` does for the general parser.
+///
+/// Only for what the fast path took with `STRICT` escapes (the only case
+/// where it reports lower-case hex): there every `%` starts an escape, two
+/// hex digits follow it, so a digit is never a `%` and escapes never
+/// overlap.
 #[cold]
 #[inline(never)]
 fn upper_case_escapes(bytes: &mut [u8]) {
-    // Every `%` followed by two hex digits starts an escape, wherever it
-    // stands (a `%` is no hex digit, so escapes never overlap): each is
-    // taken on its own, sixteen bytes a step from a bit mask of the `%`s.
-    // Escapes come in runs (`%d9%81%d8`), where a search from one `%` to
-    // the next, or a byte-at-a-time loop, costs about twice as much.
-    let upper = |bytes: &mut [u8], p: usize| {
-        if let Some([h, l]) = bytes.get_mut(p + 1..p + 3) {
-            if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() {
-                h.make_ascii_uppercase();
-                l.make_ascii_uppercase();
-            }
-        }
-    };
-    let mut at = 0;
-    while let Some(chunk) = bytes.get(at..at + 16) {
-        let mut percents = members::<Percent>(chunk.try_into().expect("16 bytes"));
-        while percents != 0 {
-            upper(bytes, at + percents.trailing_zeros() as usize);
-            percents &= percents - 1;
-        }
-        at += 16;
+    // Eight bytes a step, as one `u64` (SWAR): the `%`s' mask, the digits'
+    // mask (that shifted by one and by two bytes, what passes the word's end
+    // carried to the next), and the digits in `a-f` flipped to `A-F` at
+    // once. A test and a store per digit, the way before, cost about 630
+    // instructions per such target on the combined log (callgrind), whose
+    // non-ASCII paths are runs of escapes (`%d9%81%d8`).
+    let mut carry = 0;
+    let mut words = bytes.chunks_exact_mut(8);
+    for word in &mut words {
+        let word: &mut [u8; 8] = word.try_into().expect("8 bytes");
+        carry = upper_case_word(word, carry);
     }
-    for p in at..bytes.len() {
-        if bytes[p] == b'%' {
-            upper(bytes, p);
-        }
+    let tail = words.into_remainder();
+    if !tail.is_empty() {
+        // Padded with zeros, which are no `%`; no digit lies past the end,
+        // since every escape is whole.
+        let mut word = [0u8; 8];
+        word[..tail.len()].copy_from_slice(tail);
+        upper_case_word(&mut word, carry);
+        let n = tail.len();
+        tail.copy_from_slice(&word[..n]);
     }
 }
 
-/// `%`.
-struct Percent;
-impl ByteSet for Percent {
-    const BELOW: u8 = 0;
-    const BYTES: &'static [u8] = b"%";
+/// One step of [`upper_case_escapes`]: upper-cases the escapes' digits in
+/// `word`, given the digit bytes the previous word's `%`s reach into it
+/// (`carry`, `0x80` in each), and returns those of this word's `%`s for the
+/// next. Byte `k` of `word` is byte `k` of the `u64` (little-endian).
+#[inline(always)]
+fn upper_case_word(word: &mut [u8; 8], carry: u64) -> u64 {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    let x = u64::from_le_bytes(*word);
+    // `0x80` in each byte that is `%`: the bytes where `x ^ "%%%%%%%%"`
+    // is zero, found without a borrow between bytes.
+    let t = x ^ 0x2525_2525_2525_2525;
+    let percents = !(((t & LOW7) + LOW7) | t | LOW7);
+    let digits = (percents << 8) | (percents << 16) | carry;
+    if digits != 0 {
+        // A hex digit is in `a-f` when it has both 0x40 and 0x20 set (`0-9`
+        // lacks 0x40, `A-F` 0x20): 0x20 in those bytes, then flipped off
+        // in the digits alone.
+        let lower = (x & (x << 1) & 0x4040_4040_4040_4040) >> 1;
+        *word = (x ^ (lower & (digits >> 2))).to_le_bytes();
+    }
+    (percents >> 56) | (percents >> 48)
 }
 
 /// The fast path as a [`Job`], to run with the best byte-scanning engine:
@@ -289,6 +380,33 @@ impl Found {
     }
 }
 
+/// [`canonical_target_in_line_with`] as a [`Job`].
+struct InLine<'a> {
+    line: &'a [u8],
+    strict_escapes: bool,
+    out: &'a mut Vec<u8>,
+}
+
+impl Job for InLine<'_> {
+    type Output = Option<usize>;
+    #[inline(always)]
+    fn run<C: Chunk>(self, chunk: C) -> Option<usize> {
+        let (found, end) = if self.strict_escapes {
+            target_in_line::<true, C>(chunk, self.line)
+        } else {
+            target_in_line::<false, C>(chunk, self.line)
+        }?;
+        let start = self.out.len();
+        self.out.extend_from_slice(&self.line[..end]);
+        // `Found::finish` without the parts, which no caller takes here:
+        // through it, about 3 instructions a line more (pipeline/combined).
+        if found.lower_hex {
+            upper_case_escapes(&mut self.out[start..]);
+        }
+        Some(end)
+    }
+}
+
 /// The fast path's scan alone, for [`scan_canonical`]: no copy.
 struct Scan<'a> {
     input: &'a [u8],
@@ -306,6 +424,19 @@ impl Job for Scan<'_> {
             (false, true) => http::<true, C>(chunk, self.input),
             (false, false) => http::<false, C>(chunk, self.input),
         }
+    }
+}
+
+/// [`Scan`] asked only whether the input is its own canonical form: a job
+/// of its own so that the answer comes back in a register, not as the
+/// offsets in memory (about 11 instructions a line in the plain pipe).
+struct IsCanonical<'a>(Scan<'a>);
+
+impl Job for IsCanonical<'_> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<C: Chunk>(self, chunk: C) -> bool {
+        self.0.run(chunk).is_some_and(|found| !found.lower_hex)
     }
 }
 
@@ -365,8 +496,8 @@ fn http<const STRICT: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Found> {
         }
     }
     let path_start = i;
-    let (query_start, fragment_start, lower_hex) =
-        path_query_fragment::<STRICT, C>(chunk, input, i)?;
+    let (query_start, fragment_start, lower_hex, _) =
+        path_query_fragment::<STRICT, false, C>(chunk, input, i)?;
     Some(Found {
         scheme_end: scheme_end as u32,
         host_end: host_end as u32,
@@ -383,9 +514,26 @@ fn target<const STRICT: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Found>
     if input.first() != Some(&b'/') {
         return None;
     }
-    let (query_start, fragment_start, lower_hex) =
-        path_query_fragment::<STRICT, C>(chunk, input, 0)?;
-    Some(Found {
+    Some(target_found(path_query_fragment::<STRICT, false, C>(
+        chunk, input, 0,
+    )?))
+}
+
+/// [`target`] for a target that lies in a line and ends at the first space
+/// (see [`canonical_target_in_line_with`]): its offsets and where it ends.
+#[inline(always)]
+fn target_in_line<const STRICT: bool, C: Chunk>(chunk: C, line: &[u8]) -> Option<(Found, usize)> {
+    if line.first() != Some(&b'/') {
+        return None;
+    }
+    let found = path_query_fragment::<STRICT, true, C>(chunk, line, 0)?;
+    Some((target_found(found), found.3))
+}
+
+/// A target's offsets from what [`path_query_fragment`] returned.
+#[inline(always)]
+fn target_found((query_start, fragment_start, lower_hex, _): (u32, u32, bool, usize)) -> Found {
+    Found {
         scheme_end: ABSENT,
         host_end: ABSENT,
         port: ABSENT,
@@ -393,24 +541,29 @@ fn target<const STRICT: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Found>
         query_start,
         fragment_start,
         lower_hex,
-    })
+    }
 }
 
 /// Scans a special URL's path from its first `/` at `i`, then its query and
 /// fragment, and returns where the query and fragment start (`ABSENT` if
-/// none) and whether an escape has lower-case hex digits, or `None` at the
-/// first byte the parser would change. `STRICT`: escapes are checked as the
-/// `rfc3986` profile writes them.
+/// none), whether an escape has lower-case hex digits and where the scan
+/// ended, or `None` at the first byte the parser would change. `STRICT`:
+/// escapes are checked as the `rfc3986` profile writes them. `IN_LINE`:
+/// `input` is the rest of a log line and the URL ends at its first space
+/// (it must have one); `\` is then never taken, because in a log line it
+/// starts the logger's escape (the strict sets stop at it already, the
+/// others are swapped for ones that do). A byte after that space can only
+/// make an escape or dot-segment check fail, as the end of the input would.
 ///
 /// Always inlined: with two callers the compiler stopped inlining it, and the
 /// call (register saves, its constants loaded again) cost about 57
 /// instructions per URL on `kasztp.txt` (`benches/instructions.sh`).
 #[inline(always)]
-fn path_query_fragment<const STRICT: bool, C: Chunk>(
+fn path_query_fragment<const STRICT: bool, const IN_LINE: bool, C: Chunk>(
     chunk: C,
     input: &[u8],
     mut i: usize,
-) -> Option<(u32, u32, bool)> {
+) -> Option<(u32, u32, bool, usize)> {
     let len = input.len();
     let mut lower = false;
     i += 1;
@@ -436,6 +589,7 @@ fn path_query_fragment<const STRICT: bool, C: Chunk>(
             }
             b'%' => i = escapes::<STRICT>(input, i, &mut lower)?,
             b'?' | b'#' => break,
+            b' ' if IN_LINE => break,
             _ => return None,
         }
     }
@@ -449,18 +603,21 @@ fn path_query_fragment<const STRICT: bool, C: Chunk>(
             // general parser, as rare in logs as they are.
             i = if STRICT {
                 find_with::<Rfc3986QueryStop, C>(chunk, input, i)
+            } else if IN_LINE {
+                find_with::<InLineQueryStop, C>(chunk, input, i)
             } else {
                 find_with::<CanonicalQueryStop, C>(chunk, input, i)
             };
             match input.get(i) {
                 None | Some(b'#') => break,
+                Some(b' ') if IN_LINE => break,
                 Some(b'%') => i = escapes::<STRICT>(input, i, &mut lower)?,
                 Some(_) => return None,
             }
         }
     }
     let mut fragment_start = ABSENT;
-    if i < len {
+    if i < len && (!IN_LINE || input[i] == b'#') {
         // input[i] == '#'
         fragment_start = i as u32;
         i += 1;
@@ -468,23 +625,163 @@ fn path_query_fragment<const STRICT: bool, C: Chunk>(
             // Strict: also a second `#` and the bytes RFC 3986 excludes.
             i = if STRICT {
                 find_with::<Rfc3986FragmentStop, C>(chunk, input, i)
+            } else if IN_LINE {
+                find_with::<InLineFragmentStop, C>(chunk, input, i)
             } else {
                 find_with::<CanonicalFragmentStop, C>(chunk, input, i)
             };
             match input.get(i) {
                 None => break,
+                Some(b' ') if IN_LINE => break,
                 Some(b'%') => i = escapes::<STRICT>(input, i, &mut lower)?,
                 Some(_) => return None,
             }
         }
     }
-    Some((query_start, fragment_start, lower))
+    if IN_LINE && i == len {
+        // No space: the line ends inside the request.
+        return None;
+    }
+    Some((query_start, fragment_start, lower, i))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{Canonicalizer, Profile};
+
+    /// [`canonical_target_in_line_with`] with the engine `dispatch` chooses.
+    fn canonical_target_in_line(
+        line: &[u8],
+        strict_escapes: bool,
+        out: &mut Vec<u8>,
+    ) -> Option<usize> {
+        dispatch(InLine {
+            line,
+            strict_escapes,
+            out,
+        })
+    }
+
+    /// `upper_case_escapes` upper-cases exactly the two bytes after each
+    /// `%`, in `a-f`, whatever the word boundaries: 20,000 generated
+    /// strings of up to 26 bytes made of escapes (hex digits of both cases)
+    /// and other bytes (`a-f`, a digit and a byte above 0x7F among them,
+    /// which must stay), so escapes fall across every word boundary.
+    #[test]
+    fn upper_case_escapes_takes_the_digits_alone() {
+        const ESCAPES: [&[u8]; 5] = [b"%aF", b"%0b", b"%Ce", b"%9f", b"%e1"];
+        const OTHERS: [&[u8]; 5] = [b"a", b"F", b"7", b"\xfe", b"e"];
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut checked = 0;
+        for _ in 0..20_000 {
+            let mut input = Vec::new();
+            while input.len() < (next() % 25) as usize {
+                let r = next();
+                let piece = if r & 1 == 0 {
+                    ESCAPES[(r >> 1) as usize % 5]
+                } else {
+                    OTHERS[(r >> 1) as usize % 5]
+                };
+                input.extend_from_slice(piece);
+            }
+            let mut expected = input.clone();
+            let mut i = 0;
+            while i < expected.len() {
+                if expected[i] == b'%' {
+                    expected[i + 1].make_ascii_uppercase();
+                    expected[i + 2].make_ascii_uppercase();
+                    i += 3;
+                } else {
+                    i += 1;
+                }
+            }
+            let mut got = input.clone();
+            upper_case_escapes(&mut got);
+            assert_eq!(got, expected, "{:?}", input.escape_ascii().to_string());
+            checked += usize::from(input != expected);
+        }
+        assert!(checked > 5_000, "{checked} inputs with lower-case digits");
+    }
+
+    /// The tables of [`escape`] say what `hex_value` and `is_unreserved`
+    /// say, for every two bytes after a `%`, and at the input's end.
+    #[test]
+    fn escape_by_tables_is_escape_by_predicates() {
+        for h in 0..=255u8 {
+            for l in 0..=255u8 {
+                let input = [b'%', h, l];
+                let expected = match (hex_value(h), hex_value(l)) {
+                    (Some(hv), Some(lv)) if !is_unreserved(hv << 4 | lv) => {
+                        Some((3, h.is_ascii_lowercase() || l.is_ascii_lowercase()))
+                    }
+                    _ => None,
+                };
+                let mut lower = false;
+                let got = escape::<true>(&input, 0, &mut lower).map(|i| (i, lower));
+                assert_eq!(got, expected, "%{:?}", [h, l].escape_ascii().to_string());
+                assert_eq!(escape::<true>(&input[..2], 0, &mut lower), None);
+            }
+        }
+    }
+
+    /// `canonical_target_in_line` takes a target followed by a space and
+    /// more of the line exactly when `canonical_target` takes the target
+    /// alone and it holds no `\\`, with the same bytes appended: every
+    /// target of up to four bytes after its `/` over an alphabet of the
+    /// bytes either path looks at (no space: the target ends at one),
+    /// followed by what a request line has
+    /// after its target (and by the line's end, which is never taken).
+    #[test]
+    fn in_line_takes_what_canonical_target_takes() {
+        const ALPHABET: &[u8] = b"a/.%2eE?#\\\"7'";
+        let mut target = Vec::new();
+        let mut taken = 0;
+        for n in 0..=4u32 {
+            for mut k in 0..ALPHABET.len().pow(n) {
+                target.clear();
+                target.push(b'/');
+                for _ in 0..n {
+                    target.push(ALPHABET[k % ALPHABET.len()]);
+                    k /= ALPHABET.len();
+                }
+                for strict in [false, true] {
+                    let mut alone = Vec::new();
+                    let expected = (!target.contains(&b'\\'))
+                        .then(|| canonical_target(&target, strict, &mut alone))
+                        .flatten();
+                    for rest in [&b" HTTP/1.1\" 200"[..], b" ", b" %41"] {
+                        let line = [&target[..], rest].concat();
+                        let mut out = b"x".to_vec();
+                        let got = canonical_target_in_line(&line, strict, &mut out);
+                        assert_eq!(
+                            got,
+                            expected.map(|_| target.len()),
+                            "{:?}",
+                            line.escape_ascii().to_string()
+                        );
+                        assert_eq!(
+                            &out[1..],
+                            &alone[..],
+                            "{:?}",
+                            line.escape_ascii().to_string()
+                        );
+                        taken += usize::from(got.is_some());
+                    }
+                    let mut out = Vec::new();
+                    assert_eq!(canonical_target_in_line(&target, strict, &mut out), None);
+                    assert!(out.is_empty());
+                }
+            }
+        }
+        assert!(taken > 1000, "{taken}");
+    }
 
     /// Inputs the fast path must take (they are canonical), and inputs it
     /// must leave to the general parser (they are rewritten, or, like a
@@ -614,6 +911,36 @@ mod tests {
             assert!(canonical_http(input, true, &mut out).is_none());
             // Whatwg keeps escapes as they are.
             assert!(canonical_http(input, false, &mut out).is_some());
+        }
+    }
+
+    /// Runs of escapes with lower-case hex at every offset from a
+    /// sixteen-byte step's start, so that escapes straddle the steps and
+    /// end in the tail: the fast path's copy is what the general parser
+    /// writes.
+    #[test]
+    fn rfc3986_lower_case_escapes_across_steps() {
+        let mut c = Canonicalizer::new(Profile::Rfc3986);
+        for pad in 0..40 {
+            for run in ["%c3%a9", "%e2%80%99%2f", "%D9%81%d8%3a%3A%2F%2f"] {
+                for count in 1..6 {
+                    let target = format!(
+                        "/{}{}?q={}#{}",
+                        "a".repeat(pad),
+                        run.repeat(count),
+                        run,
+                        run
+                    );
+                    let mut fast = Vec::new();
+                    let (_, unchanged) = canonical_target(target.as_bytes(), true, &mut fast)
+                        .unwrap_or_else(|| panic!("{target}"));
+                    assert!(!unchanged, "{target}");
+                    let mut slow = Vec::new();
+                    c.canonicalize_into(format!(" http://h{target}").as_bytes(), &mut slow)
+                        .unwrap();
+                    assert_eq!(&slow[8..], &fast[..], "{target}");
+                }
+            }
         }
     }
 

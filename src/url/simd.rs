@@ -847,6 +847,11 @@ byte_sets! {
     /// Where the fragment of an already-canonical URL needs a look: the
     /// fragment set and `%`.
     CanonicalFragmentStop: below 0x21, b"\"<>`%";
+    /// [`CanonicalQueryStop`] and `\\`, for a target scanned in its log
+    /// line, where `\\` starts the logger's escape (`fast::target_in_line`).
+    InLineQueryStop: below 0x21, b"\"#<>'%\\";
+    /// [`CanonicalFragmentStop`] and `\\`, for the same.
+    InLineFragmentStop: below 0x21, b"\"<>`%\\";
     /// [`CanonicalQueryStop`] for the `rfc3986` profile, which also escapes
     /// the bytes RFC 3986 excludes that the special-query set leaves:
     /// `[ \ ] ^ { | }` and the grave accent.

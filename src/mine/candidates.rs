@@ -1,0 +1,1020 @@
+//! Candidate rules from the URLs of one host (docs/mine.md, stage 1).
+//!
+//! URLs are put in buckets of equal size signature; each pair in a small
+//! bucket whose sizes agree is aligned by tokens (path segments, query
+//! pairs, digit runs) and its difference, when it is one a rules file can
+//! say, becomes a candidate of one family. A candidate is a concrete
+//! [`Rule`] with an [`Rule::apply`] that evidence (`learn.rs`) runs on every
+//! URL of the host, so that what is measured is exactly what is written.
+
+use std::collections::HashMap;
+
+use regex::Regex;
+
+use super::evidence::{verdict, Part, Side, Thresholds, Verdict, WindowSize};
+
+/// One distinct URL of a host, as the miner keeps it.
+#[derive(Clone, Debug)]
+pub(crate) struct UrlEntry {
+    /// From the path on (`/a/b?x=1`); the summary's URL without scheme and host.
+    pub target: String,
+    pub hits: u64,
+    pub learn: Side,
+    pub confirm: Side,
+    /// Its sizes per window: the learning part's (the first `learned`),
+    /// then the confirming part's, each in window order.
+    pub windows: Box<[WindowSize]>,
+    pub learned: u8,
+}
+
+impl UrlEntry {
+    pub(crate) fn learn_windows(&self) -> &[WindowSize] {
+        &self.windows[..usize::from(self.learned)]
+    }
+
+    pub(crate) fn confirm_windows(&self) -> &[WindowSize] {
+        &self.windows[usize::from(self.learned)..]
+    }
+
+    /// The learning part as a verdict reads it.
+    pub(crate) fn learn_part(&self) -> Part<'_> {
+        self.learn.part(self.learn_windows())
+    }
+
+    /// The confirming part as a verdict reads it.
+    pub(crate) fn confirm_part(&self) -> Part<'_> {
+        self.confirm.part(self.confirm_windows())
+    }
+}
+
+/// The rule families (the names in the output).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Family {
+    IrrelevantParam,
+    DefaultParam,
+    IndexFile,
+    Case,
+    Slug,
+    Substitution,
+    /// A URL that only redirects, to the page with the same digits.
+    Redirect,
+    /// One pair of URLs, nothing to generalize.
+    Literal,
+    HostAlias,
+}
+
+impl Family {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Family::IrrelevantParam => "irrelevant-param",
+            Family::DefaultParam => "default-param",
+            Family::IndexFile => "index-file",
+            Family::Case => "case",
+            Family::Slug => "slug",
+            Family::Substitution => "substitution",
+            Family::Redirect => "redirect",
+            Family::Literal => "literal-alias",
+            Family::HostAlias => "host-alias",
+        }
+    }
+
+    /// The short name in rule ids (`m-param-3`).
+    pub(crate) fn id_stem(self) -> &'static str {
+        match self {
+            Family::IrrelevantParam | Family::DefaultParam => "param",
+            Family::IndexFile => "index",
+            Family::Case => "case",
+            Family::Slug => "slug",
+            Family::Substitution => "subst",
+            Family::Redirect => "redirect",
+            Family::Literal => "literal",
+            Family::HostAlias => "alias",
+        }
+    }
+}
+
+/// A candidate rule, in the terms of the rules file.
+#[derive(Clone, Debug)]
+pub(crate) enum Rule {
+    /// `[[host.path]] prefix = P, drop-params = [name]`.
+    DropParam { prefix: String, name: String },
+    /// `[[host.path]] prefix = P, defaults = { name = value }`.
+    DefaultParam {
+        prefix: String,
+        name: String,
+        value: String,
+    },
+    /// `extra-index-files = [name]`.
+    IndexFile { name: String },
+    /// `rules = ["+lowercase-path"]`.
+    LowercasePath,
+    /// `rewrite = [{ regex, replace }]` (slug, substitution, redirect,
+    /// literal alias).
+    Rewrite {
+        family: Family,
+        regex: Regex,
+        replace: String,
+    },
+    /// `host-aliases = [[from, to]]`: `from` and `to` are `host/` or
+    /// `host/prefix/`.
+    HostAlias { from: String, to: String },
+}
+
+impl Rule {
+    pub(crate) fn family(&self) -> Family {
+        match self {
+            Rule::DropParam { .. } => Family::IrrelevantParam,
+            Rule::DefaultParam { .. } => Family::DefaultParam,
+            Rule::IndexFile { .. } => Family::IndexFile,
+            Rule::LowercasePath => Family::Case,
+            Rule::Rewrite { family, .. } => *family,
+            Rule::HostAlias { .. } => Family::HostAlias,
+        }
+    }
+
+    /// A one-line description (the evidence file's `rule`).
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Rule::DropParam { prefix, name } => format!("{prefix}: drop-params {name}"),
+            Rule::DefaultParam {
+                prefix,
+                name,
+                value,
+            } => format!("{prefix}: defaults {name}={value}"),
+            Rule::IndexFile { name } => format!("extra-index-files {name}"),
+            Rule::LowercasePath => "+lowercase-path".into(),
+            Rule::Rewrite { regex, replace, .. } => {
+                format!("rewrite {} -> {replace}", regex.as_str())
+            }
+            Rule::HostAlias { from, to } => format!("host-alias {from} -> {to}"),
+        }
+    }
+
+    /// The target `rule` makes of `target` (a host-less URL from the path
+    /// on), if it changes it. Host aliases act across hosts: `None` here.
+    pub(crate) fn apply(&self, target: &str) -> Option<String> {
+        let (path, query) = split_query(target);
+        match self {
+            Rule::DropParam { prefix, name } => {
+                if !under_prefix(path, prefix) {
+                    return None;
+                }
+                remove_params(path, query?, |k, _| k.eq_ignore_ascii_case(name))
+            }
+            Rule::DefaultParam {
+                prefix,
+                name,
+                value,
+            } => {
+                if !under_prefix(path, prefix) {
+                    return None;
+                }
+                remove_params(path, query?, |k, v| k == name && v == Some(value.as_str()))
+            }
+            Rule::IndexFile { name } => {
+                let cut = path.rfind('/')? + 1;
+                if !path[cut..].eq_ignore_ascii_case(name) {
+                    return None;
+                }
+                Some(join(&path[..cut], query))
+            }
+            Rule::LowercasePath => {
+                let lower = path.to_ascii_lowercase();
+                (lower != path).then(|| join(&lower, query))
+            }
+            Rule::Rewrite { regex, replace, .. } => {
+                let out = regex.replace_all(target, replace.as_str());
+                (out != target).then(|| out.into_owned())
+            }
+            Rule::HostAlias { .. } => None,
+        }
+    }
+}
+
+/// Splits `/a?b` into (`/a`, `Some("b")`).
+pub(crate) fn split_query(target: &str) -> (&str, Option<&str>) {
+    match target.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (target, None),
+    }
+}
+
+fn join(path: &str, query: Option<&str>) -> String {
+    match query {
+        Some(q) if !q.is_empty() => format!("{path}?{q}"),
+        _ => path.to_owned(),
+    }
+}
+
+/// The rules file's path-section match: the path starts with `prefix`, or is
+/// `prefix` without its final `/`.
+fn under_prefix(path: &str, prefix: &str) -> bool {
+    path.starts_with(prefix) || prefix.strip_suffix('/') == Some(path)
+}
+
+fn remove_params(
+    path: &str,
+    query: &str,
+    drop: impl Fn(&str, Option<&str>) -> bool,
+) -> Option<String> {
+    let mut kept: Vec<&str> = Vec::new();
+    let mut removed = false;
+    for pair in query.split('&') {
+        let (k, v) = match pair.split_once('=') {
+            Some((k, v)) => (k, Some(v)),
+            None => (pair, None),
+        };
+        if drop(k, v) {
+            removed = true;
+        } else {
+            kept.push(pair);
+        }
+    }
+    removed.then(|| join(path, Some(&kept.join("&"))))
+}
+
+/// The form two targets are compared in after a rule: the path's trailing
+/// `/` (which `trailing-slash=add` writes after the rewrites) does not count.
+pub(crate) fn grouping_key(target: &str) -> String {
+    let (path, query) = split_query(target);
+    let path = match path.strip_suffix('/') {
+        Some(p) if !p.is_empty() => p,
+        _ => path,
+    };
+    join(path, query)
+}
+
+/// Where a parameter rule applies: the path up to its first segment with a
+/// digit (ids vary, the directory does not), ending in `/`.
+fn param_prefix(path: &str) -> String {
+    let mut prefix = String::from("/");
+    for seg in path.split('/').filter(|s| !s.is_empty()) {
+        if seg.bytes().any(|b| b.is_ascii_digit()) {
+            break;
+        }
+        prefix.push_str(seg);
+        prefix.push('/');
+    }
+    prefix
+}
+
+/// What a pair's difference proposes, before the candidates are decided.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Proposal {
+    /// One query pair present in one URL, absent from the other.
+    Param {
+        prefix: String,
+        name: String,
+    },
+    Index {
+        name: String,
+    },
+    Case,
+    /// One path segment differs: its position and the segments before it.
+    Slug {
+        before: Vec<String>,
+    },
+    /// The same digit runs in both, other text around them: the two
+    /// skeletons (digits as `\0`), in increasing order.
+    Substitution {
+        a: String,
+        b: String,
+    },
+    /// Nothing in common to generalize: one target to another.
+    Literal {
+        from: String,
+        to: String,
+    },
+}
+
+/// How each URL's token differences are proposed: query pairs first, then
+/// path-only differences.
+fn align(a: &str, b: &str) -> Option<Proposal> {
+    let (pa, qa) = split_query(a);
+    let (pb, qb) = split_query(b);
+    if pa == pb {
+        let mut xa: Vec<&str> = qa.map_or(Vec::new(), |q| q.split('&').collect());
+        let mut xb: Vec<&str> = qb.map_or(Vec::new(), |q| q.split('&').collect());
+        xa.sort_unstable();
+        xb.sort_unstable();
+        let (long, short) = if xa.len() > xb.len() {
+            (xa, xb)
+        } else {
+            (xb, xa)
+        };
+        if long.len() != short.len() + 1 {
+            return None;
+        }
+        // The one pair of `long` not in `short` (both sorted).
+        let mut extra = None;
+        let mut j = 0;
+        for p in &long {
+            if j < short.len() && short[j] == *p {
+                j += 1;
+            } else if extra.is_none() {
+                extra = Some(*p);
+            } else {
+                return None;
+            }
+        }
+        let name = extra?.split('=').next()?;
+        if name.is_empty() || name.contains(['*', '?', '[', ']', '{', '}', '\\']) {
+            return None;
+        }
+        return Some(Proposal::Param {
+            prefix: param_prefix(pa),
+            name: name.to_owned(),
+        });
+    }
+    if qa == qb {
+        if pa.eq_ignore_ascii_case(pb) {
+            return Some(Proposal::Case);
+        }
+        let (long, short) = if pa.len() > pb.len() {
+            (pa, pb)
+        } else {
+            (pb, pa)
+        };
+        if let Some(name) = long.strip_prefix(short) {
+            if short.ends_with('/') && !name.is_empty() && !name.contains('/') {
+                return Some(Proposal::Index {
+                    name: name.to_owned(),
+                });
+            }
+        }
+        let sa: Vec<&str> = pa.split('/').collect();
+        let sb: Vec<&str> = pb.split('/').collect();
+        if sa.len() == sb.len() {
+            let differ: Vec<usize> = (0..sa.len()).filter(|&i| sa[i] != sb[i]).collect();
+            // A slug keeps something after it that tells pages apart.
+            if let [i] = differ[..] {
+                if i + 1 < sa.len() && !sa[i + 1..].concat().is_empty() {
+                    return Some(Proposal::Slug {
+                        before: sa[1..i].iter().map(|s| (*s).to_owned()).collect(),
+                    });
+                }
+                return None;
+            }
+        }
+    }
+    let (ka, da) = skeleton(a);
+    let (kb, db) = skeleton(b);
+    if da.is_empty() || da != db || ka == kb {
+        return None;
+    }
+    let (a, b) = if ka < kb { (ka, kb) } else { (kb, ka) };
+    Some(Proposal::Substitution { a, b })
+}
+
+/// A one-off alias (for a pair alone in its size bucket): two paths with the
+/// same query whose 200 responses match
+/// exactly (the same smallest and largest size of the cluster, so two
+/// dynamic pages of nearly one size do not pass), each requested at least
+/// `--min-hits` times; the less requested goes to the more requested.
+/// Other query values (`sort=asc` against `sort=desc`: same bytes, other
+/// order) are never aliased.
+fn literal(a: &UrlEntry, b: &UrlEntry, th: &Thresholds) -> Option<Proposal> {
+    let (pa, qa) = split_query(&a.target);
+    let (pb, qb) = split_query(&b.target);
+    let (x, y) = (a.learn.sig?, b.learn.sig?);
+    let exact = x.strong && y.strong && x.lo == y.lo && x.span == y.span;
+    if !th.literal_aliases
+        || qa != qb
+        || pa == pb
+        || !exact
+        || u64::from(a.learn.ok.min(b.learn.ok)) < th.min_hits
+        // Other ids (`/jobs/436`, `/jobs/691`) name other things.
+        || skeleton(pa).1 != skeleton(pb).1
+    {
+        return None;
+    }
+    let (from, to) = if (a.hits, &b.target) < (b.hits, &a.target) {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    // No digits: the target is matched as it is (a `\0` would be a capture).
+    if from.target.contains('\0') || to.target.contains('\0') {
+        return None;
+    }
+    Some(Proposal::Literal {
+        from: from.target.clone(),
+        to: to.target.clone(),
+    })
+}
+
+/// A target with each run of digits replaced by `\0`, and the runs.
+fn skeleton(target: &str) -> (String, Vec<&str>) {
+    let mut out = String::with_capacity(target.len());
+    let mut digits = Vec::new();
+    let bytes = target.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() {
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+            digits.push(&target[start..i]);
+            out.push('\0');
+        } else {
+            let start = i;
+            while i < bytes.len() && !bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+            out.push_str(&target[start..i]);
+        }
+    }
+    (out, digits)
+}
+
+/// The regex that matches the targets of `skeleton` (each `\0` a captured
+/// run of digits); a `/` that ends the path is optional, since rewrites see
+/// the URL before `trailing-slash=add`.
+fn skeleton_regex(skeleton: &str) -> String {
+    let mut re = String::from("^");
+    let (path, query) = split_query(skeleton);
+    let (path, slash) = match path.strip_suffix('/') {
+        Some(p) if !p.is_empty() => (p, true),
+        _ => (path, false),
+    };
+    for (i, lit) in path.split('\0').enumerate() {
+        if i > 0 {
+            re.push_str(r"(\d+)");
+        }
+        re.push_str(&regex::escape(lit));
+    }
+    if slash {
+        re.push_str("/?");
+    }
+    if let Some(q) = query {
+        re.push_str(r"\?");
+        for (i, lit) in q.split('\0').enumerate() {
+            if i > 0 {
+                re.push_str(r"(\d+)");
+            }
+            re.push_str(&regex::escape(lit));
+        }
+    }
+    re.push('$');
+    re
+}
+
+/// The replacement that writes `skeleton` with the captured runs, in order,
+/// without the path's final `/` (which the profile adds back if it does).
+fn skeleton_replacement(skeleton: &str) -> String {
+    let (path, query) = split_query(skeleton);
+    let path = match path.strip_suffix('/') {
+        Some(p) if !p.is_empty() => p,
+        _ => path,
+    };
+    let mut out = String::new();
+    let mut group = 0;
+    let mut push = |text: &str, out: &mut String| {
+        for (i, lit) in text.split('\0').enumerate() {
+            if i > 0 {
+                group += 1;
+                out.push_str(&format!("${{{group}}}"));
+            }
+            out.push_str(&lit.replace('$', "$$"));
+        }
+    };
+    push(path, &mut out);
+    if let Some(q) = query {
+        out.push('?');
+        push(q, &mut out);
+    }
+    out
+}
+
+/// The rule a slug proposal stands for: any segment after `before`, when
+/// something follows it, is written `-`.
+fn slug_rule(before: &[String]) -> Option<Rule> {
+    let mut re = String::from("^/");
+    let mut rep = String::from("/");
+    for seg in before {
+        re.push_str(&regex::escape(seg));
+        re.push('/');
+        rep.push_str(&seg.replace('$', "$$"));
+        rep.push('/');
+    }
+    re.push_str("[^/?]+(/[^?]*[^/?][^?]*(?:\\?.*)?)$");
+    rep.push_str("-${1}");
+    Some(Rule::Rewrite {
+        family: Family::Slug,
+        regex: Regex::new(&re).ok()?,
+        replace: rep,
+    })
+}
+
+/// A candidate with the pairs that proposed it.
+#[derive(Clone, Debug)]
+pub(crate) struct Candidate {
+    pub rule: Rule,
+    /// Bucket pairs that proposed it.
+    pub proposals: u64,
+    /// Why it was turned down before any evidence (a mode parameter).
+    pub refused: Option<String>,
+}
+
+/// What the pairs say about one proposal.
+#[derive(Debug, Default)]
+struct Tallied {
+    /// Agreeing bucket pairs that proposed it.
+    pairs: u64,
+    /// The values of a parameter proposal's parameter (a few).
+    values: Vec<String>,
+    /// Hits on a substitution's `a` spelling minus hits on its `b` one.
+    direction: i64,
+}
+
+/// What [`propose`] found in one host.
+#[derive(Debug, Default)]
+pub(crate) struct Proposals {
+    pub candidates: Vec<Candidate>,
+    /// Buckets over `--bucket-cap` or `--popular-size`, which formed no pairs.
+    pub skipped_buckets: u64,
+    /// Candidates over `--max-candidates`, dropped (fewest proposals first).
+    pub dropped: u64,
+}
+
+/// Parameters with few values each shared by many pages: `sort`, `view`,
+/// `page`. Such a parameter may be a default, never irrelevant.
+const MODE_VALUES: usize = 8;
+const MODE_MIN_URLS: usize = 20;
+
+/// Candidate rules from the pairs of `urls` (one host) that agree in size.
+pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
+    let mut order: Vec<(u64, usize)> = urls
+        .iter()
+        .enumerate()
+        .filter_map(|(i, u)| u.learn.sig.map(|s| (s.size, i)))
+        .collect();
+    order.sort_unstable();
+    let mut counts: HashMap<Proposal, Tallied> = HashMap::new();
+    let mut out = Proposals::default();
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len()
+            && order[end].0 - order[end - 1].0 <= super::evidence::tolerance(order[end].0)
+        {
+            end += 1;
+        }
+        let bucket = &order[start..end];
+        start = end;
+        if bucket.len() < 2 {
+            continue;
+        }
+        if bucket.len() > th.bucket_cap || bucket.len() > th.popular_size {
+            out.skipped_buckets += 1;
+            continue;
+        }
+        for (x, &(_, i)) in bucket.iter().enumerate() {
+            for &(_, j) in &bucket[x + 1..] {
+                let (a, b) = (&urls[i], &urls[j]);
+                if verdict(a.learn_part(), b.learn_part()).verdict != Verdict::Agree {
+                    continue;
+                }
+                // A literal alias only for a pair alone at its size: two
+                // static pages of one size by chance come with their other
+                // spellings (a bucket of more), or are caught by --min-hits.
+                let alone = bucket.len() == 2;
+                let one_off = || alone.then(|| literal(a, b, th)).flatten();
+                let Some(p) = align(&a.target, &b.target).or_else(one_off) else {
+                    continue;
+                };
+                let entry = counts.entry(p.clone()).or_default();
+                entry.pairs += 1;
+                if let Proposal::Param { name, .. } = &p {
+                    let with = if a.target.len() > b.target.len() {
+                        a
+                    } else {
+                        b
+                    };
+                    if let Some(v) = param_value(&with.target, name) {
+                        if !entry.values.contains(&v) && entry.values.len() <= MODE_VALUES {
+                            entry.values.push(v);
+                        }
+                    }
+                }
+                if let Proposal::Substitution { a: ka, .. } = &p {
+                    // Hits on the side spelled like `ka`: the direction.
+                    for u in [a, b] {
+                        let hits = i64::try_from(u.hits).unwrap_or(i64::MAX);
+                        if skeleton(&u.target).0 == *ka {
+                            entry.direction = entry.direction.saturating_add(hits);
+                        } else {
+                            entry.direction = entry.direction.saturating_sub(hits);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut list: Vec<(Proposal, Tallied)> = counts.into_iter().collect();
+    // Most proposed first; ties in a fixed order, so the output is stable.
+    list.sort_by(|x, y| {
+        y.1.pairs
+            .cmp(&x.1.pairs)
+            .then_with(|| format!("{:?}", x.0).cmp(&format!("{:?}", y.0)))
+    });
+    if list.len() > th.max_candidates {
+        out.dropped = (list.len() - th.max_candidates) as u64;
+        list.truncate(th.max_candidates);
+    }
+    for (
+        p,
+        Tallied {
+            pairs,
+            values,
+            direction,
+        },
+    ) in list
+    {
+        let candidate = match p {
+            Proposal::Param { prefix, name } => param_candidate(urls, prefix, name, &values),
+            Proposal::Index { name } => Candidate {
+                rule: Rule::IndexFile { name },
+                proposals: 0,
+                refused: None,
+            },
+            Proposal::Case => Candidate {
+                rule: Rule::LowercasePath,
+                proposals: 0,
+                refused: None,
+            },
+            Proposal::Slug { before } => match slug_rule(&before) {
+                Some(rule) => Candidate {
+                    rule,
+                    proposals: 0,
+                    refused: None,
+                },
+                None => continue,
+            },
+            Proposal::Literal { from, to } => {
+                let Ok(regex) = Regex::new(&skeleton_regex(&from)) else {
+                    continue;
+                };
+                Candidate {
+                    rule: Rule::Rewrite {
+                        family: Family::Literal,
+                        regex,
+                        replace: skeleton_replacement(&to),
+                    },
+                    proposals: 0,
+                    refused: None,
+                }
+            }
+            Proposal::Substitution { a, b } => {
+                // `direction` > 0: the `a` spelling has more hits: canonical.
+                let (from, to) = if direction > 0 { (b, a) } else { (a, b) };
+                let Ok(regex) = Regex::new(&skeleton_regex(&from)) else {
+                    continue;
+                };
+                Candidate {
+                    rule: Rule::Rewrite {
+                        family: Family::Substitution,
+                        regex,
+                        replace: skeleton_replacement(&to),
+                    },
+                    proposals: 0,
+                    refused: None,
+                }
+            }
+        };
+        out.candidates.push(Candidate {
+            proposals: pairs,
+            ..candidate
+        });
+    }
+    out
+}
+
+/// Redirect candidates: a URL that answers only redirects (3xx, no 200)
+/// in the learning part is paired with the URLs of its host that answer 200
+/// and carry the same runs of digits (`/old/story/12` → `/story_12`); each
+/// redirecting spelling goes to the target spelling most of its URLs pair
+/// with, ties to the one with more hits. Without the redirect's `Location`
+/// (an access log does not keep it) the digits are what links the two.
+pub(crate) fn propose_redirects(urls: &[UrlEntry], th: &Thresholds) -> Vec<Candidate> {
+    let mut by_digits: HashMap<Vec<&str>, Vec<usize>> = HashMap::new();
+    for (i, u) in urls.iter().enumerate() {
+        if u.learn.ok > 0 {
+            let (_, digits) = skeleton(&u.target);
+            if !digits.is_empty() {
+                let list = by_digits.entry(digits).or_default();
+                if list.len() < th.bucket_cap {
+                    list.push(i);
+                }
+            }
+        }
+    }
+    // (from skeleton, to skeleton) -> (redirecting URLs, hits on the targets)
+    let mut pairs: HashMap<(String, String), (u64, u64)> = HashMap::new();
+    for u in urls.iter().filter(|u| u.learn.ok == 0 && u.learn.moved > 0) {
+        let (from, digits) = skeleton(&u.target);
+        for &j in by_digits.get(&digits).map_or(&[][..], |v| &v[..]) {
+            let to = skeleton(&urls[j].target).0;
+            let e = pairs.entry((from.clone(), to)).or_default();
+            e.0 += 1;
+            e.1 += urls[j].hits;
+        }
+    }
+    let mut best: HashMap<String, (String, (u64, u64))> = HashMap::new();
+    for ((from, to), score) in pairs {
+        let e = best.entry(from).or_insert_with(|| (to.clone(), score));
+        if score > e.1 || (score == e.1 && to < e.0) {
+            *e = (to, score);
+        }
+    }
+    let mut list: Vec<_> = best.into_iter().collect();
+    list.sort_by(|x, y| y.1 .1.cmp(&x.1 .1).then_with(|| x.0.cmp(&y.0)));
+    list.truncate(th.max_candidates);
+    list.into_iter()
+        .filter_map(|(from, (to, (n, _)))| {
+            Some(Candidate {
+                rule: Rule::Rewrite {
+                    family: Family::Redirect,
+                    regex: Regex::new(&skeleton_regex(&from)).ok()?,
+                    replace: skeleton_replacement(&to),
+                },
+                proposals: n,
+                refused: None,
+            })
+        })
+        .collect()
+}
+
+fn param_value(target: &str, name: &str) -> Option<String> {
+    let (_, query) = split_query(target);
+    query?.split('&').find_map(|p| match p.split_once('=') {
+        Some((k, v)) if k == name => Some(v.to_owned()),
+        None if p == name => Some(String::new()),
+        _ => None,
+    })
+}
+
+/// An irrelevant parameter when its agreeing pairs show several values, a
+/// default when one; a mode parameter (few values over many URLs) is never
+/// irrelevant.
+fn param_candidate(
+    urls: &[UrlEntry],
+    prefix: String,
+    name: String,
+    values: &[String],
+) -> Candidate {
+    if let [value] = values {
+        return Candidate {
+            rule: Rule::DefaultParam {
+                prefix,
+                name,
+                value: value.clone(),
+            },
+            proposals: 0,
+            refused: None,
+        };
+    }
+    let mut seen: Vec<String> = Vec::new();
+    let mut with = 0;
+    for u in urls {
+        if !under_prefix(split_query(&u.target).0, &prefix) {
+            continue;
+        }
+        if let Some(v) = param_value(&u.target, &name) {
+            with += 1;
+            if seen.len() <= MODE_VALUES && !seen.contains(&v) {
+                seen.push(v);
+            }
+        }
+    }
+    let refused = (seen.len() <= MODE_VALUES && with >= MODE_MIN_URLS).then(|| {
+        format!(
+            "mode parameter: {} values over {with} URLs, and pairs with several of them agree (reorders the page?)",
+            seen.len()
+        )
+    });
+    Candidate {
+        rule: Rule::DropParam { prefix, name },
+        proposals: 0,
+        refused,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_align_into_one_family_each() {
+        let p = |a, b| align(a, b);
+        assert_eq!(
+            p("/product/?id=4&ref=promo", "/product/?id=4"),
+            Some(Proposal::Param {
+                prefix: "/product/".into(),
+                name: "ref".into()
+            })
+        );
+        // A value that differs is not a parameter that is absent.
+        assert_eq!(p("/c?cat=1&page=2", "/c?cat=1&page=3"), None);
+        assert_eq!(
+            p("/Products/W-1.aspx", "/products/w-1.aspx"),
+            Some(Proposal::Case)
+        );
+        assert_eq!(
+            p("/sports/home.html", "/sports/"),
+            Some(Proposal::Index {
+                name: "home.html".into()
+            })
+        );
+        assert_eq!(
+            p(
+                "/books/red-lamp/978123-item.html",
+                "/books/x/978123-item.html"
+            ),
+            Some(Proposal::Slug {
+                before: vec!["books".into()]
+            })
+        );
+        // The last segment is no slug: nothing after it tells pages apart.
+        assert_eq!(p("/p/red/", "/p/blue/"), None);
+        assert_eq!(
+            p("/story/?id=48", "/story_48/"),
+            Some(Proposal::Substitution {
+                a: "/story/?id=\0".into(),
+                b: "/story_\0/".into()
+            })
+        );
+        // Other digits: not one page spelled twice.
+        assert_eq!(p("/story/?id=48", "/story_49/"), None);
+    }
+
+    #[test]
+    fn substitution_rules_allow_the_trailing_slash_and_capture_digits() {
+        let re = Regex::new(&skeleton_regex("/story/?id=\0")).unwrap();
+        assert!(re.is_match("/story?id=12"));
+        assert!(re.is_match("/story/?id=12"));
+        assert!(!re.is_match("/story?id=12&x=1"));
+        let rule = Rule::Rewrite {
+            family: Family::Substitution,
+            regex: re,
+            replace: skeleton_replacement("/story_\0/"),
+        };
+        assert_eq!(rule.apply("/story/?id=12").as_deref(), Some("/story_12"));
+        assert_eq!(rule.apply("/story_12/"), None);
+    }
+
+    #[test]
+    fn rules_apply_as_the_rules_file_would() {
+        let drop = Rule::DropParam {
+            prefix: "/product/".into(),
+            name: "ref".into(),
+        };
+        assert_eq!(
+            drop.apply("/product/?id=1&ref=x").as_deref(),
+            Some("/product/?id=1")
+        );
+        assert_eq!(drop.apply("/product/?ref=x").as_deref(), Some("/product/"));
+        assert_eq!(drop.apply("/other/?ref=x"), None);
+        let default = Rule::DefaultParam {
+            prefix: "/".into(),
+            name: "page".into(),
+            value: "1".into(),
+        };
+        assert_eq!(
+            default.apply("/c/?cat=2&page=1").as_deref(),
+            Some("/c/?cat=2")
+        );
+        assert_eq!(default.apply("/c/?cat=2&page=2"), None);
+        let index = Rule::IndexFile {
+            name: "home.html".into(),
+        };
+        assert_eq!(index.apply("/a/home.html").as_deref(), Some("/a/"));
+        assert_eq!(index.apply("/a/other.html"), None);
+        assert_eq!(
+            Rule::LowercasePath.apply("/A/B?Q=1").as_deref(),
+            Some("/a/b?Q=1")
+        );
+        let slug = slug_rule(&["books".into()]).unwrap();
+        assert_eq!(
+            slug.apply("/books/red/9781-item.html").as_deref(),
+            Some("/books/-/9781-item.html")
+        );
+        assert_eq!(slug.apply("/books/red/"), None);
+        assert_eq!(grouping_key("/a/b/?x"), "/a/b?x");
+        assert_eq!(grouping_key("/"), "/");
+    }
+
+    /// A URL answering 200 with `size` in window 0 of each part.
+    fn entry(target: &str, size: u64) -> UrlEntry {
+        let sig = super::super::evidence::Signature {
+            size,
+            strong: true,
+            lo: size,
+            span: 0,
+        };
+        let side = Side {
+            sig: Some(sig),
+            ok: 4,
+            ..Side::default()
+        };
+        let window = WindowSize::new(0, &sig).unwrap();
+        UrlEntry {
+            target: target.into(),
+            hits: 4,
+            learn: side,
+            confirm: side,
+            windows: vec![window, window].into(),
+            learned: 1,
+        }
+    }
+
+    #[test]
+    fn a_url_that_only_redirects_goes_to_the_page_with_its_digits() {
+        let mut urls = vec![entry("/story_7/", 30_000), entry("/story/?id=7", 30_000)];
+        urls[0].hits = 9;
+        let mut old = entry("/old/story/7/", 0);
+        old.learn = Side {
+            moved: 3,
+            ..Side::default()
+        };
+        urls.push(old);
+        let found = propose_redirects(&urls, &Thresholds::default());
+        let [c] = &found[..] else { panic!("{found:?}") };
+        assert_eq!(c.rule.apply("/old/story/12").as_deref(), Some("/story_12"));
+        assert_eq!(c.rule.family(), Family::Redirect);
+    }
+
+    #[test]
+    fn a_literal_alias_needs_exact_sizes_many_hits_and_one_query() {
+        let th = Thresholds {
+            literal_aliases: true,
+            ..Thresholds::default()
+        };
+        assert_eq!(
+            literal(
+                &entry("/a/", 9_000),
+                &entry("/b/", 9_000),
+                &Thresholds::default()
+            ),
+            None,
+            "off by default"
+        );
+        let mut about = entry("/company/about/", 9_000);
+        let mut about_us = entry("/about-us/", 9_000);
+        about.learn.ok = 40;
+        about.hits = 40;
+        about_us.learn.ok = 20;
+        about_us.hits = 20;
+        let p = literal(&about, &about_us, &th);
+        assert_eq!(
+            p,
+            Some(Proposal::Literal {
+                from: "/about-us/".into(),
+                to: "/company/about/".into()
+            })
+        );
+        // Too few requests on one side.
+        about_us.learn.ok = 19;
+        assert_eq!(literal(&about, &about_us, &th), None);
+        about_us.learn.ok = 20;
+        // Nearly the same size (within tolerance), not the same cluster.
+        if let Some(s) = about_us.learn.sig.as_mut() {
+            s.span += 3;
+        }
+        assert_eq!(literal(&about, &about_us, &th), None);
+        // Other ids: other things.
+        let mut job = entry("/jobs/436/", 9_000);
+        job.learn.ok = 50;
+        let mut other = entry("/jobs/691/", 9_000);
+        other.learn.ok = 50;
+        assert_eq!(literal(&job, &other, &th), None);
+        // Another query value is no alias: it may reorder the page.
+        let mut asc = entry("/c/?cat=1&sort=asc", 9_000);
+        let mut desc = entry("/c/?cat=1&sort=desc", 9_000);
+        asc.learn.ok = 50;
+        desc.learn.ok = 50;
+        assert_eq!(literal(&asc, &desc, &th), None);
+    }
+
+    #[test]
+    fn a_parameter_with_few_values_on_many_urls_is_not_irrelevant() {
+        let mut urls = Vec::new();
+        for c in 0..12 {
+            let size = 20_000 + 1_000 * c;
+            urls.push(entry(&format!("/catalog/?cat={c}"), size));
+            urls.push(entry(&format!("/catalog/?cat={c}&sort=asc"), size));
+            urls.push(entry(&format!("/catalog/?cat={c}&sort=desc"), size));
+            urls.push(entry(&format!("/catalog/?cat={c}&page=1"), size));
+        }
+        let found = propose(&urls, &Thresholds::default());
+        let sort = found
+            .candidates
+            .iter()
+            .find(|c| matches!(&c.rule, Rule::DropParam { name, .. } if name == "sort"))
+            .unwrap();
+        assert!(sort.refused.as_deref().unwrap().contains("mode"));
+        assert!(found.candidates.iter().any(|c| matches!(&c.rule,
+            Rule::DefaultParam { name, value, .. } if name == "page" && value == "1")));
+    }
+}

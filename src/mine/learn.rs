@@ -1,0 +1,1356 @@
+//! From a sorted summary file to decided rules: the learning/confirming
+//! split by time, one host at a time, then host aliases across hosts
+//! (docs/mine.md, stages 1–3).
+//!
+//! Memory: one host's URLs at a time for the families within a host, plus a
+//! compact print of every URL (its target, hits and two sides) for host
+//! aliases, which compare hosts with each other.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io::{BufRead, Seek, SeekFrom, Write};
+
+use super::candidates::{grouping_key, propose, propose_redirects, Family, Rule, UrlEntry};
+use super::evidence::{
+    keep_windows, mark_popular, redirect_verdict, rejection, signature, verdict, Part, Side, Tally,
+    Thresholds, Verdict, WindowSize,
+};
+use super::summary::{Key, UrlSummary};
+use super::table::for_each_row;
+use super::MergeError;
+use xxhash_rust::xxh64::xxh64;
+
+/// What was decided about a candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Decision {
+    /// Supported when learned and confirmed on the later part: written active.
+    Accepted,
+    /// Supported when learned, not confirmed enough (why): written commented out.
+    Unverified(String),
+    /// Not supported (why): only in the evidence file.
+    Rejected(String),
+}
+
+/// A candidate with its evidence and decision.
+#[derive(Debug)]
+pub(crate) struct Finding {
+    /// `m-<family>-<n>`, unique in the output.
+    pub id: String,
+    /// The host's section (`""`: the top level, for path-only logs and aliases).
+    pub host: String,
+    pub rule: Rule,
+    pub decision: Decision,
+    pub proposals: u64,
+    pub learn: Tally,
+    pub confirm: Tally,
+}
+
+/// How mining is run.
+#[derive(Clone, Debug)]
+pub struct MineOptions {
+    /// When a candidate is accepted.
+    pub thresholds: Thresholds,
+    /// The fraction of the log's windows (earliest first) learned on; the
+    /// rest confirms. 1.0: no confirmation (rules are written active on the
+    /// learning evidence alone).
+    pub learn: f64,
+}
+
+impl Default for MineOptions {
+    fn default() -> MineOptions {
+        MineOptions {
+            thresholds: Thresholds::default(),
+            learn: 0.5,
+        }
+    }
+}
+
+/// Counts of what mining saw and decided.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MineReport {
+    /// Hosts mined (the empty host of path-only URLs included).
+    pub hosts: u64,
+    /// Distinct URLs mined.
+    pub urls: u64,
+    /// Windows learned on.
+    pub learn_windows: u64,
+    /// Windows confirmed on.
+    pub confirm_windows: u64,
+    /// Rules written active.
+    pub accepted: u64,
+    /// Rules written commented out (learned, not confirmed).
+    pub unverified: u64,
+    /// Candidates only in the evidence file.
+    pub rejected: u64,
+    /// Size buckets that formed no pairs (over `--bucket-cap` or `--popular-size`).
+    pub skipped_buckets: u64,
+    /// Candidates dropped over `--max-candidates`.
+    pub dropped_candidates: u64,
+    /// URLs left out of their host's mining to stay within `--memory`.
+    pub sampled_urls: u64,
+    /// URLs left out of the host-alias comparison to stay within `--memory`.
+    pub sampled_prints: u64,
+    /// Per family (its name): rules accepted, unverified, rejected.
+    pub families: Vec<(&'static str, u64, u64, u64)>,
+}
+
+/// Hosts compared per path for host aliases: bounds the pairs a path shared
+/// by every site (`/`, `/robots.txt`) makes.
+const HOSTS_PER_PATH: usize = 16;
+
+/// What a pass over a summary's keys found.
+#[derive(Debug)]
+pub(crate) struct KeyScan {
+    /// The windows of its rows.
+    pub windows: BTreeSet<i64>,
+    /// Every row's key could be read and is greater than the row's before:
+    /// the file is sorted with one row per key, as `summarize` and
+    /// `summarize --merge` write it, so it can be mined as it is.
+    pub sorted: bool,
+    /// Each host's count of URLs, of their bytes and of rows, in the order
+    /// read (for a sorted file: the order mining reads them in).
+    pub hosts: Vec<Count>,
+}
+
+/// URLs, their targets' bytes and their rows (one per URL and window).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Count {
+    pub urls: u64,
+    pub bytes: u64,
+    pub rows: u64,
+}
+
+impl Count {
+    fn add(&mut self, other: &Count) {
+        self.urls += other.urls;
+        self.bytes += other.bytes;
+        self.rows += other.rows;
+    }
+}
+
+/// Reads the keys of a summary file (after checking its header), and copies
+/// every line as it is to `copy` when given. Only the first three columns
+/// are read: a row that cannot be read is found by the pass that reads the
+/// rows (here it only makes the file count as not sorted).
+pub(crate) fn scan_keys(
+    mut input: impl BufRead,
+    name: &str,
+    mut copy: Option<&mut dyn Write>,
+) -> Result<KeyScan, MergeError> {
+    let mut line = Vec::new();
+    if input.read_until(b'\n', &mut line).map_err(MergeError::Io)? == 0
+        || line != UrlSummary::header().as_bytes()
+    {
+        return Err(MergeError::Header { file: name.into() });
+    }
+    if let Some(out) = copy.as_mut() {
+        out.write_all(&line).map_err(MergeError::Io)?;
+    }
+    let mut scan = KeyScan {
+        windows: BTreeSet::new(),
+        sorted: true,
+        hosts: Vec::new(),
+    };
+    let mut before: Vec<u8> = Vec::new(); // the previous row, without its line end
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line).map_err(MergeError::Io)? == 0 {
+            return Ok(scan);
+        }
+        if let Some(out) = copy.as_mut() {
+            out.write_all(&line).map_err(MergeError::Io)?;
+        }
+        let row = line.strip_suffix(b"\n").unwrap_or(&line);
+        let row = row.strip_suffix(b"\r").unwrap_or(row);
+        let Ok((key, _)) = Key::parse(row) else {
+            scan.sorted = false;
+            continue;
+        };
+        if let Some(w) = key.window {
+            scan.windows.insert(w);
+        }
+        let previous = Key::parse(&before).ok().filter(|_| !before.is_empty());
+        let previous = previous.map(|(b, _)| b);
+        if previous.is_none_or(|b| b.host != key.host) {
+            scan.hosts.push(Count::default());
+        }
+        if let Some(count) = scan.hosts.last_mut() {
+            if previous.is_none_or(|b| (b.host, b.url) != (key.host, key.url)) {
+                count.urls += 1;
+                // The bytes mining keeps: the target (`/a?b`), not the whole URL.
+                let url = String::from_utf8_lossy(key.url);
+                count.bytes += target_of(&url).len() as u64;
+            }
+            count.rows += 1;
+        }
+        if scan.sorted && !before.is_empty() {
+            scan.sorted = previous.is_some_and(|b| b < key);
+        }
+        before.clear();
+        before.extend_from_slice(row);
+    }
+}
+
+/// What mining keeps of a summary to stay within `--memory` (see
+/// [`Budget::plan`]): each host's URLs, and the prints host aliases
+/// compare, sampled by hash at a level (level `L` keeps about one in `2^L`;
+/// 0 keeps all).
+struct Budget {
+    host_levels: Vec<u32>,
+    print_level: u32,
+    /// Expected prints kept, their keys' bytes and their windows.
+    prints: Count,
+}
+
+/// Bytes mining keeps per URL of the host being mined besides its URL and
+/// its windows: the entry, two allocations' overhead, and what proposing
+/// and evaluating candidates take per URL (the order by size, the hashed
+/// grouping keys, the popular sizes).
+const URL_COST: u64 = std::mem::size_of::<UrlEntry>() as u64 + 32 + 48;
+/// Bytes per print besides its key and windows: the print and its place
+/// in the aliases' order by key.
+const PRINT_COST: u64 = std::mem::size_of::<Print>() as u64 + 8;
+/// What `--memory` leaves for what the miner does not count: the program,
+/// buffers, candidates and findings, the allocator's slack (half of
+/// `--memory` when that is less).
+pub(crate) const MEMORY_RESERVE: usize = 24 << 20;
+
+impl Budget {
+    /// Levels for the hosts of `scan` within `memory`: none when the
+    /// largest host's URLs and every URL's print fit together; else the
+    /// prints get at most half and each host what is left.
+    fn plan(hosts: &[Count], memory: usize) -> Budget {
+        // A small budget keeps half of itself for the rest, not all of it.
+        let limit = (memory - MEMORY_RESERVE.min(memory / 2)) as u64;
+        let host_bytes = |c: &Count| c.urls * URL_COST + c.bytes + c.rows * 8;
+        let mut all = Count::default();
+        for c in hosts {
+            all.add(c);
+        }
+        let print_bytes = all.urls * PRINT_COST + all.bytes + all.rows * 8;
+        let largest = hosts.iter().map(host_bytes).max().unwrap_or(0);
+        let level =
+            |bytes: u64, share: u64| (0..63u32).find(|&l| bytes >> l <= share).unwrap_or(63);
+        let (print_level, host_share) = if print_bytes + largest <= limit {
+            (0, limit)
+        } else {
+            let print_share = print_bytes.min(limit / 2);
+            (level(print_bytes, print_share), limit - print_share)
+        };
+        Budget {
+            host_levels: hosts
+                .iter()
+                .map(|c| level(host_bytes(c), host_share))
+                .collect(),
+            print_level,
+            prints: Count {
+                urls: all.urls >> print_level,
+                bytes: all.bytes >> print_level,
+                rows: all.rows >> print_level,
+            },
+        }
+    }
+}
+
+/// Whether a hash is kept at a sampling level.
+fn kept(level: u32, hash: u64) -> bool {
+    level == 0 || hash >> (64 - level.min(63)) == 0
+}
+
+/// The hash a URL of a host is sampled by: of its runs of digits, so that
+/// the spellings of one page (`/story?id=7`, `/story_7`) are kept or left
+/// together; URLs without digits are all kept or all left.
+fn sample_hash(target: &str) -> u64 {
+    let mut digits = Vec::with_capacity(target.len());
+    let mut run = false;
+    for b in target.bytes() {
+        if b.is_ascii_digit() {
+            digits.push(b);
+            run = true;
+        } else if run {
+            digits.push(b'.');
+            run = false;
+        }
+    }
+    xxh64(&digits, 0x5a3b_1e0f)
+}
+
+/// Whether a print is kept at a sampling level: by its key or by its key
+/// under another host's first segment (`/u/x` as `/x`), so that both sides
+/// of every pair host aliases compare are kept or left together.
+fn print_kept(level: u32, key: &str) -> bool {
+    let hash = |k: &str| xxh64(k.as_bytes(), 0x9a11_a5e5);
+    level == 0
+        || kept(level, hash(key))
+        || first_segment(key).is_some_and(|(_, rest)| kept(level, hash(&rest)))
+}
+
+/// Mines the summary in `file` (sorted by host, URL, window, as
+/// `summarize` writes it). Reads it twice: its keys (unless `scan` gives
+/// what they say), then the rows. Its tables stay within `memory` (less
+/// [`MEMORY_RESERVE`]): past it, hosts and host aliases are mined on a
+/// sample of their URLs (see [`Budget`]).
+pub(crate) fn mine_file<F: BufRead + Seek>(
+    file: &mut F,
+    name: &str,
+    scan: Option<KeyScan>,
+    opts: &MineOptions,
+    memory: usize,
+) -> Result<(Vec<Finding>, MineReport), MergeError> {
+    let scan = match scan {
+        Some(s) => s,
+        None => {
+            let scan = scan_keys(&mut *file, name, None)?;
+            file.seek(SeekFrom::Start(0)).map_err(MergeError::Io)?;
+            scan
+        }
+    };
+    let budget = Budget::plan(&scan.hosts, memory);
+    let windows = scan.windows;
+    let learned = ((windows.len() as f64) * opts.learn.clamp(0.0, 1.0)).ceil() as usize;
+    let split = windows.iter().nth(learned).copied(); // first confirming window
+    let confirming = split.is_some();
+    let mut report = MineReport {
+        learn_windows: learned.min(windows.len()) as u64,
+        confirm_windows: (windows.len() - learned.min(windows.len())) as u64,
+        ..MineReport::default()
+    };
+
+    // Each window's index (its place in time order); rows without a time
+    // are one window of their own, after all the others.
+    let window_list: Vec<i64> = windows.iter().copied().collect();
+    let window_index = |w: Option<i64>| -> u32 {
+        let i = match w {
+            Some(w) => window_list.binary_search(&w).unwrap_or_else(|i| i),
+            None => window_list.len(),
+        };
+        u32::try_from(i).unwrap_or(u32::MAX)
+    };
+    let reserve = |n: u64| usize::try_from(n).unwrap_or(0);
+    let mut miner = Miner {
+        opts,
+        confirming,
+        findings: Vec::new(),
+        prints: Vec::with_capacity(reserve(budget.prints.urls)),
+        keys: String::with_capacity(reserve(budget.prints.bytes)),
+        windows: Vec::with_capacity(reserve(budget.prints.rows)),
+        hosts: Vec::new(),
+        print_level: budget.print_level,
+        report: &mut report,
+    };
+    // The current host's URLs (its place among the hosts, its sampling
+    // level), and the current URL's two parts.
+    let mut host: Option<String> = None;
+    let mut host_index = 0;
+    let mut level = 0;
+    let mut urls: Vec<UrlEntry> = Vec::new();
+    let mut current: Option<Current> = None;
+    let mut sampled_urls = 0;
+    let mut flush_url = |current: &mut Option<Current>, urls: &mut Vec<UrlEntry>, level: u32| {
+        if let Some(mut c) = current.take() {
+            let target = target_of(&c.url);
+            if !kept(level, sample_hash(target)) {
+                sampled_urls += 1;
+                return;
+            }
+            keep_windows(&mut c.learn_windows);
+            keep_windows(&mut c.confirm_windows);
+            let learned = c.learn_windows.len() as u8; // at most WINDOWS_KEPT
+            c.learn_windows.extend_from_slice(&c.confirm_windows);
+            urls.push(UrlEntry {
+                target: target.to_owned(),
+                hits: c.learn.hits + c.confirm.hits,
+                learn: Side::of(&c.learn),
+                confirm: Side::of(&c.confirm),
+                windows: c.learn_windows.into_boxed_slice(),
+                learned,
+            });
+        }
+    };
+    for_each_row(&mut *file, name, |key, row| {
+        let row_host = String::from_utf8_lossy(key.host);
+        if host.as_deref() != Some(&*row_host) {
+            flush_url(&mut current, &mut urls, level);
+            if let Some(h) = host.take() {
+                miner.host(h, std::mem::take(&mut urls));
+                host_index += 1;
+            }
+            host = Some(row_host.into_owned());
+            level = budget.host_levels.get(host_index).copied().unwrap_or(0);
+            let count = scan.hosts.get(host_index).map_or(0, |c| c.urls >> level);
+            urls.reserve(reserve(count));
+        }
+        let url = String::from_utf8_lossy(key.url);
+        if current.as_ref().is_none_or(|c| c.url != url) {
+            flush_url(&mut current, &mut urls, level);
+            current = Some(Current {
+                url: url.into_owned(),
+                learn: UrlSummary::default(),
+                confirm: UrlSummary::default(),
+                learn_windows: Vec::new(),
+                confirm_windows: Vec::new(),
+            });
+        }
+        if let Some(c) = current.as_mut() {
+            let size = signature(row.sizes())
+                .and_then(|sig| WindowSize::new(window_index(key.window), &sig));
+            let (part, list) = match (key.window, split) {
+                (Some(w), Some(s)) if w >= s => (&mut c.confirm, &mut c.confirm_windows),
+                _ => (&mut c.learn, &mut c.learn_windows),
+            };
+            part.merge(&row);
+            list.extend(size);
+        }
+        Ok(())
+    })?;
+    flush_url(&mut current, &mut urls, level);
+    if let Some(h) = host.take() {
+        miner.host(h, urls);
+    }
+    miner.report.sampled_urls = sampled_urls;
+    miner.aliases();
+    let mut findings = miner.findings;
+    // Ids in output order: hosts as read, then the aliases.
+    let mut numbers: HashMap<&'static str, u64> = HashMap::new();
+    for f in &mut findings {
+        let stem = f.rule.family().id_stem();
+        let n = numbers.entry(stem).or_default();
+        *n += 1;
+        f.id = format!("m-{stem}-{n}");
+        match f.decision {
+            Decision::Accepted => report.accepted += 1,
+            Decision::Unverified(_) => report.unverified += 1,
+            Decision::Rejected(_) => report.rejected += 1,
+        }
+    }
+    report.families = family_counts(&findings)
+        .into_iter()
+        .map(|(f, a, u, r)| (f.name(), a, u, r))
+        .collect();
+    Ok((findings, report))
+}
+
+/// The URL being read: its rows' two parts merged, and its sizes per window.
+struct Current {
+    url: String,
+    learn: UrlSummary,
+    confirm: UrlSummary,
+    learn_windows: Vec<WindowSize>,
+    confirm_windows: Vec<WindowSize>,
+}
+
+/// The summary URL from its path on (`https://h/a?b` → `/a?b`); a path-only
+/// URL as it is.
+fn target_of(url: &str) -> &str {
+    if url.starts_with('/') {
+        return url;
+    }
+    match url.find("://") {
+        Some(i) => {
+            let rest = &url[i + 3..];
+            match rest.find(['/', '?']) {
+                Some(j) if rest.as_bytes()[j] == b'/' => &rest[j..],
+                _ => "/",
+            }
+        }
+        None => url,
+    }
+}
+
+/// URLs of a host tried per rewrite by [`unchain`]: enough to meet the
+/// spellings a family has, few enough that a host of a million URLs costs
+/// no more than one of a thousand.
+const CHAIN_SAMPLE: usize = 1_000;
+
+/// Rejects the weaker of two rewrites of one host (accepted or unverified)
+/// when a URL the one rewrites is rewritten again by the other (or by
+/// itself): the rules file applies its rewrites once, in its order, so such
+/// a chain would make the mined file change a URL again when applied to its
+/// own output (found by the `mined_rules` fuzz target: substitutions among
+/// three spellings, a redirect to a spelling a slug rule rewrites). Weaker:
+/// fewer agreeing pairs when learned, then the later one.
+fn unchain(findings: &mut [Finding], urls: &[UrlEntry]) {
+    let rewrites: Vec<usize> = (0..findings.len())
+        .filter(|&i| {
+            matches!(findings[i].rule, Rule::Rewrite { .. })
+                && !matches!(findings[i].decision, Decision::Rejected(_))
+        })
+        .collect();
+    for &i in &rewrites {
+        if matches!(findings[i].decision, Decision::Rejected(_)) {
+            continue;
+        }
+        let outputs: Vec<String> = urls
+            .iter()
+            .filter_map(|u| findings[i].rule.apply(&u.target))
+            .map(|out| after_rewrites(findings, out))
+            .take(CHAIN_SAMPLE)
+            .collect();
+        for &j in &rewrites {
+            if matches!(findings[j].decision, Decision::Rejected(_)) {
+                continue;
+            }
+            let Some(again) = outputs.iter().find(|o| findings[j].rule.apply(o).is_some()) else {
+                continue;
+            };
+            let weaker = if i == j || findings[j].learn.agree < findings[i].learn.agree {
+                j
+            } else if findings[i].learn.agree < findings[j].learn.agree {
+                i
+            } else {
+                i.max(j)
+            };
+            let why = if i == j {
+                format!("its own output {again} is rewritten again by it")
+            } else {
+                format!(
+                    "chains with another rewrite: {again}, written by {}, is rewritten \
+                     again by {}",
+                    findings[i].rule.describe(),
+                    findings[j].rule.describe()
+                )
+            };
+            findings[weaker].decision = Decision::Rejected(why);
+            if weaker == i {
+                break;
+            }
+        }
+    }
+}
+
+/// `target` as the host's other rules (parameters, index files, case; not
+/// rejected) leave it: the rules file runs them again after a rewrite, so a
+/// rewrite's output is what they make of it (`/p?id=7&ref=a` with `ref=a` a
+/// default is `/p?id=7`, which another rewrite may take).
+fn after_rewrites(findings: &[Finding], mut target: String) -> String {
+    for f in findings {
+        if matches!(f.rule, Rule::Rewrite { .. } | Rule::HostAlias { .. })
+            || matches!(f.decision, Decision::Rejected(_))
+        {
+            continue;
+        }
+        if let Some(out) = f.rule.apply(&target) {
+            target = out;
+        }
+    }
+    target
+}
+
+/// A URL as host aliases compare it: its host, its target, and what a
+/// verdict reads of its two parts (statuses, popular, sizes per window).
+struct Print {
+    host: u32,
+    /// Where its key (the target's grouping key) is in [`Miner::keys`].
+    key: (usize, usize),
+    hits: u64,
+    /// Where its windows are in [`Miner::windows`]: the learning part's
+    /// (`learned` of them), then the confirming part's (`confirmed`).
+    windows: usize,
+    learned: u8,
+    confirmed: u8,
+    /// Ok, missing and popular of the learning part, then of the confirming one.
+    flags: [bool; 6],
+}
+
+impl Print {
+    fn key<'k>(&self, keys: &'k str) -> &'k str {
+        &keys[self.key.0..self.key.1]
+    }
+
+    fn learn<'w>(&self, windows: &'w [WindowSize]) -> Part<'w> {
+        let start = self.windows;
+        Part {
+            ok: self.flags[0],
+            missing: self.flags[1],
+            popular: self.flags[2],
+            windows: &windows[start..start + usize::from(self.learned)],
+        }
+    }
+
+    fn confirm<'w>(&self, windows: &'w [WindowSize]) -> Part<'w> {
+        let start = self.windows + usize::from(self.learned);
+        Part {
+            ok: self.flags[3],
+            missing: self.flags[4],
+            popular: self.flags[5],
+            windows: &windows[start..start + usize::from(self.confirmed)],
+        }
+    }
+}
+
+struct Miner<'a> {
+    opts: &'a MineOptions,
+    confirming: bool,
+    findings: Vec<Finding>,
+    prints: Vec<Print>,
+    /// The prints' keys, one after the other (one allocation, not one each).
+    keys: String,
+    /// The prints' sizes per window, one after the other.
+    windows: Vec<WindowSize>,
+    /// The sampling level of the prints (see [`Budget`]).
+    print_level: u32,
+    hosts: Vec<String>,
+    report: &'a mut MineReport,
+}
+
+impl Miner<'_> {
+    /// Mines one host's URLs, and keeps their prints for the aliases.
+    fn host(&mut self, host: String, mut urls: Vec<UrlEntry>) {
+        let th = &self.opts.thresholds;
+        self.report.hosts += 1;
+        self.report.urls += urls.len() as u64;
+        mark_popular(urls.iter_mut().map(|u| &mut u.learn), th.popular_size);
+        mark_popular(urls.iter_mut().map(|u| &mut u.confirm), th.popular_size);
+        let proposals = propose(&urls, th);
+        self.report.skipped_buckets += proposals.skipped_buckets;
+        self.report.dropped_candidates += proposals.dropped;
+        let redirects = propose_redirects(&urls, th);
+        let first = self.findings.len();
+        for c in proposals.candidates.into_iter().chain(redirects) {
+            let (learn, confirm) = evaluate(&urls, &c.rule);
+            let decision = match c.refused {
+                Some(why) => Decision::Rejected(why),
+                None if c.rule.family() == Family::Literal => self.decide_literal(&learn, &confirm),
+                None => self.decide(&learn, &confirm),
+            };
+            self.findings.push(Finding {
+                id: String::new(),
+                host: host.clone(),
+                rule: c.rule,
+                decision,
+                proposals: c.proposals,
+                learn,
+                confirm,
+            });
+        }
+        unchain(&mut self.findings[first..], &urls);
+        if host.is_empty() {
+            return; // path-only URLs: no host to alias
+        }
+        let id = self.hosts.len() as u32;
+        self.hosts.push(host);
+        let (keys, windows) = (&mut self.keys, &mut self.windows);
+        let level = self.print_level;
+        let mut sampled = 0;
+        self.prints.extend(urls.into_iter().filter_map(|u| {
+            let key = grouping_key(&u.target);
+            if !print_kept(level, &key) {
+                sampled += 1;
+                return None;
+            }
+            let (learn, confirm) = (u.learn_part(), u.confirm_part());
+            let print = Print {
+                host: id,
+                key: {
+                    let start = keys.len();
+                    keys.push_str(&key);
+                    (start, keys.len())
+                },
+                hits: u.hits,
+                windows: windows.len(),
+                learned: u.learned,
+                confirmed: confirm.windows.len() as u8, // at most WINDOWS_KEPT
+                flags: [
+                    learn.ok,
+                    learn.missing,
+                    learn.popular,
+                    confirm.ok,
+                    confirm.missing,
+                    confirm.popular,
+                ],
+            };
+            windows.extend_from_slice(&u.windows);
+            Some(print)
+        }));
+        self.report.sampled_prints += sampled;
+    }
+
+    fn decide(&self, learn: &Tally, confirm: &Tally) -> Decision {
+        let th = &self.opts.thresholds;
+        if let Some(why) = rejection(learn, th) {
+            return Decision::Rejected(why);
+        }
+        if !self.confirming {
+            return if self.opts.learn >= 1.0 {
+                Decision::Accepted
+            } else {
+                Decision::Unverified("the log has no later window to confirm on".into())
+            };
+        }
+        if confirm.status_contradict > 0 {
+            return Decision::Rejected(format!(
+                "held out: {} pairs answer 200 against 404/410",
+                confirm.status_contradict
+            ));
+        }
+        // Sizes are noisy (aborted transfers, jitter): a few contradictions
+        // in many confirmations do not refute a rule, a tenth does.
+        if confirm.contradict * 10 > confirm.tested() {
+            return Decision::Rejected(format!(
+                "held out: {} pairs contradict, {} agree",
+                confirm.contradict, confirm.agree
+            ));
+        }
+        if confirm.agree < th.min_confirm {
+            return Decision::Unverified(format!(
+                "held out: {} pairs confirm < --min-confirm {}",
+                confirm.agree, th.min_confirm
+            ));
+        }
+        Decision::Accepted
+    }
+
+    /// A literal alias rests on its one pair: it agrees when learned (the
+    /// exact sizes and `--min-hits` were checked when it was proposed) and
+    /// again on the later part.
+    fn decide_literal(&self, learn: &Tally, confirm: &Tally) -> Decision {
+        if learn.agree != 1 || learn.tested() != 1 {
+            return Decision::Rejected(format!(
+                "a literal alias merges one pair: {} agree, {} contradict",
+                learn.agree,
+                learn.contradict + learn.status_contradict
+            ));
+        }
+        if !self.confirming {
+            return self.decide(learn, confirm);
+        }
+        if confirm.contradict + confirm.status_contradict > 0 {
+            return Decision::Rejected("held out: the pair contradicts".into());
+        }
+        if confirm.agree == 0 {
+            return Decision::Unverified("held out: the pair cannot be compared".into());
+        }
+        Decision::Accepted
+    }
+
+    /// Host aliases: the same target on two hosts (`a/x` ≡ `b/x`), or a
+    /// host's target under another host's first segment (`u.h/x` ≡
+    /// `h/u/x`), agreeing in size.
+    fn aliases(&mut self) {
+        let by_key = ByKey::new(&self.prints, &self.keys);
+        // Two passes over the pairs: the (from host, to host, segment) with
+        // at least one pair agreeing when learned, then the tallies of only
+        // those (most pairs of hosts never agree, and a tally with its
+        // examples for each of them was most of mining's memory).
+        let windows = &self.windows;
+        let mut agreeing: HashSet<(u32, u32, Option<&str>)> = HashSet::new();
+        alias_pairs(&by_key, |a, b, seg| {
+            if verdict(a.learn(windows), b.learn(windows)).verdict == Verdict::Agree {
+                agreeing.insert((a.host, b.host, seg));
+            }
+        });
+        // (from host, to host, segment) -> tallies and hits on each side.
+        type Obs = (Tally, Tally, u64, u64);
+        let mut obs: HashMap<(u32, u32, Option<&str>), Obs> = HashMap::new();
+        let (hosts, keys) = (&self.hosts, &self.keys);
+        alias_pairs(&by_key, |a, b, seg| {
+            let Some(e) = agreeing
+                .contains(&(a.host, b.host, seg))
+                .then(|| obs.entry((a.host, b.host, seg)).or_default())
+            else {
+                return;
+            };
+            let from = format!("{}{}", hosts[a.host as usize], a.key(keys));
+            let to = format!("{}{}", hosts[b.host as usize], b.key(keys));
+            e.0.add(&from, &to, a.learn(windows), b.learn(windows));
+            e.1.add(&from, &to, a.confirm(windows), b.confirm(windows));
+            e.2 += a.hits;
+            e.3 += b.hits;
+        });
+        let mut list: Vec<_> = obs
+            .into_iter()
+            .filter(|(_, (learn, _, _, _))| learn.agree > 0)
+            .map(|((a, b, seg), o)| ((a, b, seg.map(str::to_owned)), o))
+            .collect();
+        // The best supported first: an alias that would chain after it is dropped.
+        list.sort_by(|x, y| y.1 .0.agree.cmp(&x.1 .0.agree).then_with(|| x.0.cmp(&y.0)));
+        let mut sources: Vec<u32> = Vec::new();
+        let mut targets: Vec<u32> = Vec::new();
+        for ((a, b, seg), (learn, confirm, hits_a, hits_b)) in list {
+            let (ha, hb) = (&self.hosts[a as usize], &self.hosts[b as usize]);
+            // Plain aliases go to the name, not the address, then to the
+            // host with more hits; a segment alias goes to the host that has
+            // the segment (`u.h/` → `h/u/`).
+            let (from, to, rule) = match &seg {
+                None => {
+                    let a_first = is_address(hb) && !is_address(ha)
+                        || (is_address(ha) == is_address(hb) && hits_a > hits_b);
+                    let (f, t) = if a_first { (b, a) } else { (a, b) };
+                    let (hf, ht) = (&self.hosts[f as usize], &self.hosts[t as usize]);
+                    (
+                        f,
+                        t,
+                        Rule::HostAlias {
+                            from: format!("{hf}/"),
+                            to: format!("{ht}/"),
+                        },
+                    )
+                }
+                Some(seg) => (
+                    a,
+                    b,
+                    Rule::HostAlias {
+                        from: format!("{ha}/"),
+                        to: format!("{hb}/{seg}/"),
+                    },
+                ),
+            };
+            let mut decision = self.decide(&learn, &confirm);
+            if !matches!(decision, Decision::Rejected(_))
+                && (sources.contains(&from) || sources.contains(&to) || targets.contains(&from))
+            {
+                decision = Decision::Rejected(
+                    "another alias of these hosts is better supported (aliases do not chain)"
+                        .into(),
+                );
+            }
+            if !matches!(decision, Decision::Rejected(_)) {
+                sources.push(from);
+                targets.push(to);
+            }
+            self.findings.push(Finding {
+                id: String::new(),
+                host: String::new(),
+                rule,
+                decision,
+                proposals: 0,
+                learn,
+                confirm,
+            });
+        }
+    }
+}
+
+/// The prints grouped by key: their indices sorted by key (then in reading
+/// order), and where each key's run starts (4 and 8 bytes a print, where a
+/// map from each key to a list of its prints took about 130).
+struct ByKey<'p> {
+    prints: &'p [Print],
+    keys: &'p str,
+    order: Vec<u32>,
+    runs: Vec<u32>,
+}
+
+impl<'p> ByKey<'p> {
+    fn new(prints: &'p [Print], keys: &'p str) -> ByKey<'p> {
+        let key = |i: u32| prints[i as usize].key(keys);
+        let mut order: Vec<u32> = (0..prints.len() as u32).collect();
+        order.sort_unstable_by(|&i, &j| key(i).cmp(key(j)).then(i.cmp(&j)));
+        let runs = (0..order.len())
+            .filter(|&n| n == 0 || key(order[n]) != key(order[n - 1]))
+            .map(|n| n as u32)
+            .collect();
+        ByKey {
+            prints,
+            keys,
+            order,
+            runs,
+        }
+    }
+
+    fn key(&self, run: usize) -> &'p str {
+        self.prints[self.order[self.runs[run] as usize] as usize].key(self.keys)
+    }
+
+    /// The first [`HOSTS_PER_PATH`] prints of the `run`th key, in reading order.
+    fn list(&self, run: usize) -> &[u32] {
+        let start = self.runs[run] as usize;
+        let end = self
+            .runs
+            .get(run + 1)
+            .map_or(self.order.len(), |&e| e as usize);
+        &self.order[start..end.min(start + HOSTS_PER_PATH)]
+    }
+
+    /// The first [`HOSTS_PER_PATH`] prints with this key.
+    fn get(&self, key: &str) -> &[u32] {
+        let key_at = |start: u32| self.prints[self.order[start as usize] as usize].key(self.keys);
+        let run = self.runs.partition_point(|&start| key_at(start) < key);
+        if run < self.runs.len() && self.key(run) == key {
+            self.list(run)
+        } else {
+            &[]
+        }
+    }
+}
+
+/// Calls `visit` with every pair of prints of two hosts that host aliases
+/// compare, in a fixed order: the same key on two hosts (`a/x`, `b/x`; the
+/// host read first as `a`), in the order of the keys, then a key under
+/// another host's first segment (`u.h/x`, `h/u/x`, with the segment `u`).
+fn alias_pairs<'p>(
+    by_key: &ByKey<'p>,
+    mut visit: impl FnMut(&'p Print, &'p Print, Option<&'p str>),
+) {
+    let prints = by_key.prints;
+    for run in 0..by_key.runs.len() {
+        let list = by_key.list(run);
+        for (x, &i) in list.iter().enumerate() {
+            for &j in &list[x + 1..] {
+                let (a, b) = (&prints[i as usize], &prints[j as usize]);
+                match a.host.cmp(&b.host) {
+                    std::cmp::Ordering::Less => visit(a, b, None),
+                    std::cmp::Ordering::Greater => visit(b, a, None),
+                    std::cmp::Ordering::Equal => {}
+                }
+            }
+        }
+    }
+    for b in prints {
+        let Some((seg, rest)) = first_segment(b.key(by_key.keys)) else {
+            continue;
+        };
+        for &i in by_key.get(&rest) {
+            let a = &prints[i as usize];
+            if a.host != b.host {
+                visit(a, b, Some(seg));
+            }
+        }
+    }
+}
+
+/// `/u/x?q` → (`u`, `/x?q`); `/u` → (`u`, `/`).
+fn first_segment(key: &str) -> Option<(&str, String)> {
+    let rest = key.strip_prefix('/')?;
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (seg, tail) = rest.split_at(end);
+    if seg.is_empty() {
+        return None;
+    }
+    let tail = if tail.is_empty() || tail.starts_with('?') {
+        format!("/{tail}")
+    } else {
+        tail.to_owned()
+    };
+    Some((seg, tail))
+}
+
+/// An IP address rather than a name.
+fn is_address(host: &str) -> bool {
+    host.starts_with('[') || host.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+}
+
+/// The verdicts on the pairs `rule` merges among `urls`: each URL it
+/// changes is grouped with the URLs of the same result, and every member of
+/// a group is compared with its most requested one (so n − 1 pairs per group,
+/// linear in the URLs), once with the learning sides and once with the
+/// confirming ones.
+fn evaluate(urls: &[UrlEntry], rule: &Rule) -> (Tally, Tally) {
+    // Grouping keys by their 64-bit hashes (8 bytes a URL where the keys
+    // themselves took about 60): two keys of one host with one hash are as
+    // likely as 2^-64 a pair.
+    let hash = |key: &str| xxh64(key.as_bytes(), 0);
+    let mut keys: Vec<u64> = Vec::with_capacity(urls.len());
+    let mut changed_keys: HashSet<u64> = HashSet::new();
+    for u in urls {
+        match rule.apply(&u.target) {
+            Some(t) => {
+                let k = hash(&grouping_key(&t));
+                changed_keys.insert(k);
+                keys.push(k);
+            }
+            None => keys.push(hash(&grouping_key(&u.target))),
+        }
+    }
+    let mut groups: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (i, k) in keys.iter().enumerate() {
+        if changed_keys.contains(k) {
+            groups.entry(*k).or_default().push(i);
+        }
+    }
+    drop(keys);
+    let redirect = rule.family() == Family::Redirect;
+    let judge = |from: (&Side, &[WindowSize]), to: (&Side, &[WindowSize])| {
+        if redirect {
+            redirect_verdict(from, to)
+        } else {
+            verdict(from.0.part(from.1), to.0.part(to.1))
+        }
+    };
+    let mut learn = Tally::default();
+    let mut confirm = Tally::default();
+    let mut sorted: Vec<_> = groups.into_values().filter(|g| g.len() > 1).collect();
+    sorted.sort_unstable(); // a fixed order of examples
+    for g in sorted {
+        let anchor = *g
+            .iter()
+            .max_by(|&&x, &&y| {
+                urls[x]
+                    .hits
+                    .cmp(&urls[y].hits)
+                    .then_with(|| urls[y].target.cmp(&urls[x].target))
+            })
+            .unwrap_or(&g[0]);
+        let to = &urls[anchor];
+        for &i in g.iter().filter(|&&i| i != anchor) {
+            let from = &urls[i];
+            let c = judge(
+                (&from.learn, from.learn_windows()),
+                (&to.learn, to.learn_windows()),
+            );
+            learn.record(&c, &from.target, &to.target);
+            let c = judge(
+                (&from.confirm, from.confirm_windows()),
+                (&to.confirm, to.confirm_windows()),
+            );
+            confirm.record(&c, &from.target, &to.target);
+        }
+    }
+    (learn, confirm)
+}
+
+/// Accepted, unverified and rejected findings per family.
+fn family_counts(findings: &[Finding]) -> Vec<(Family, u64, u64, u64)> {
+    let mut out: Vec<(Family, u64, u64, u64)> = Vec::new();
+    for f in findings {
+        let fam = f.rule.family();
+        let i = match out.iter().position(|x| x.0 == fam) {
+            Some(i) => i,
+            None => {
+                out.push((fam, 0, 0, 0));
+                out.len() - 1
+            }
+        };
+        match f.decision {
+            Decision::Accepted => out[i].1 += 1,
+            Decision::Unverified(_) => out[i].2 += 1,
+            Decision::Rejected(_) => out[i].3 += 1,
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_and_segments() {
+        assert_eq!(target_of("https://h.example/a/b?x=1"), "/a/b?x=1");
+        assert_eq!(target_of("https://h.example"), "/");
+        assert_eq!(target_of("https://h.example?x"), "/");
+        assert_eq!(target_of("/a?b"), "/a?b");
+        assert_eq!(first_segment("/u/x?q"), Some(("u", "/x?q".to_owned())));
+        assert_eq!(first_segment("/u"), Some(("u", "/".to_owned())));
+        assert_eq!(first_segment("/u?q=1"), Some(("u", "/?q=1".to_owned())));
+        assert_eq!(first_segment("/"), None);
+        assert!(is_address("203.0.113.7"));
+        assert!(is_address("[2001:db8::1]"));
+        assert!(!is_address("corp.example"));
+    }
+
+    /// The key scan copies its input as it is, finds the windows, and takes
+    /// a file for sorted only when every key is readable and greater than
+    /// the one before (a key twice would need merging too).
+    #[test]
+    fn key_scans_copy_and_tell_sorted_files() {
+        let header = UrlSummary::header();
+        let scan = |rows: &[&str]| {
+            let text = format!("{header}{}", rows.concat());
+            let mut copy = Vec::new();
+            let scan = scan_keys(text.as_bytes(), "s.tsv", Some(&mut copy)).unwrap();
+            assert_eq!(copy, text.as_bytes());
+            (scan.sorted, scan.windows.into_iter().collect::<Vec<_>>())
+        };
+        let (a1, a2, b1) = ("a\t/x\t100\t1\n", "a\t/x\t200\t1\n", "b\t/\t-\t1\r\n");
+        assert_eq!(scan(&[a1, a2, b1]), (true, vec![100, 200]));
+        assert_eq!(scan(&[]), (true, vec![]));
+        assert!(!scan(&[a2, a1, b1]).0);
+        assert!(!scan(&[a1, a1]).0);
+        assert!(!scan(&[a1, "a\t/y\tnoon\t1\n", b1]).0);
+        assert!(!scan(&[a1, "a\t/y\n"]).0);
+        let err = scan_keys(&b"not a summary\n"[..], "s.tsv", None).unwrap_err();
+        assert!(err.to_string().contains("s.tsv:1:"), "{err}");
+    }
+
+    /// Prints grouped by key: each key's prints in reading order, at most
+    /// HOSTS_PER_PATH of them, found by key; a key no print has, none.
+    #[test]
+    fn prints_by_key() {
+        let mut keys = String::new();
+        let mut prints = Vec::new();
+        let names: Vec<String> = (0..60)
+            .map(|n| ["/b", "/a", "/c"][n % 3].to_owned())
+            .chain(["/a/x".to_owned(), "/x".to_owned()])
+            .collect();
+        for (n, k) in names.iter().enumerate() {
+            let start = keys.len();
+            keys.push_str(k);
+            prints.push(Print {
+                host: n as u32,
+                key: (start, keys.len()),
+                hits: 1,
+                windows: 0,
+                learned: 0,
+                confirmed: 0,
+                flags: [false; 6],
+            });
+        }
+        let by_key = ByKey::new(&prints, &keys);
+        assert_eq!(by_key.runs.len(), 5);
+        let a: Vec<u32> = (0..HOSTS_PER_PATH as u32).map(|n| 1 + 3 * n).collect();
+        assert_eq!(by_key.get("/a"), &a[..]);
+        assert_eq!(by_key.get("/a/x"), &[60]);
+        assert_eq!(by_key.get("/b")[..3], [0, 3, 6]);
+        assert!(by_key.get("/").is_empty());
+        assert!(by_key.get("/d").is_empty());
+        // Pairs: 3 keys of 20 prints, 16 kept, then `/x` (host 61) as
+        // `/a/x` (host 60) under `a`.
+        let mut pairs = 0;
+        let mut segments = Vec::new();
+        alias_pairs(&by_key, |a, b, seg| match seg {
+            None => {
+                assert!(a.host < b.host);
+                pairs += 1;
+            }
+            Some(seg) => segments.push((a.host, b.host, seg)),
+        });
+        assert_eq!(pairs, 3 * 16 * 15 / 2);
+        assert_eq!(segments, [(61, 60, "a")]);
+    }
+
+    /// A page that grows by 200 bytes a day, and its view of yesterday
+    /// (`?edition=yesterday`: on each day the size the page had the day
+    /// before), on 20 pages: the page requested on days 1, 2, 5 and 6, the
+    /// view on days 2, 3, 6 and 7, three times a day each. Pooled over each
+    /// half of the log the two have the same sizes (the larger of two
+    /// equally dense clusters: the page's day 2, the view's day 3), and a
+    /// miner comparing them would learn `edition=yesterday` as a default;
+    /// on day 2 and day 6, the days both are seen, their sizes differ by
+    /// the day's growth, so nothing is learned.
+    #[test]
+    fn a_view_of_yesterday_is_not_the_page_of_today() {
+        const DAY: i64 = 86_400;
+        let start = 1_790_812_800;
+        let mut rows = Vec::new();
+        for n in 0..20u64 {
+            let base = 10_000 + 1_000 * n;
+            let mut row = |url: String, day: i64, size: u64| {
+                rows.push(format!(
+                    "h.example\thttps://h.example{url}\t{}\t3\t3\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t{size}\t{size}:3\t-",
+                    start + day * DAY
+                ));
+            };
+            for day in [1, 2, 5, 6] {
+                row(format!("/live/{n}"), day, base + 200 * day as u64);
+            }
+            for day in [2, 3, 6, 7] {
+                let url = format!("/live/{n}?edition=yesterday");
+                row(url, day, base + 200 * (day as u64 - 1));
+            }
+        }
+        rows.sort();
+        let text = format!("{}{}\n", UrlSummary::header(), rows.join("\n"));
+        let (findings, report) = mine_file(
+            &mut std::io::Cursor::new(text.into_bytes()),
+            "s.tsv",
+            None,
+            &MineOptions::default(),
+            64 << 20,
+        )
+        .unwrap();
+        assert_eq!((report.urls, report.learn_windows), (40, 3));
+        for f in &findings {
+            assert!(
+                matches!(f.decision, Decision::Rejected(_)),
+                "{} {:?}: {:?}",
+                f.rule.describe(),
+                f.decision,
+                f.learn
+            );
+        }
+    }
+
+    /// The miner's tables past `--memory`: no sampling while the largest
+    /// host and every print fit; past it, the prints get half and each
+    /// host a level that fits it in the rest, small hosts none.
+    #[test]
+    fn the_budget_samples_only_what_does_not_fit() {
+        let host = |urls: u64| Count {
+            urls,
+            bytes: 30 * urls,
+            rows: 2 * urls,
+        };
+        let hosts = [host(1_000), host(1_000_000), host(10)];
+        let plenty = Budget::plan(&hosts, 4 << 30);
+        assert_eq!(
+            (plenty.host_levels.as_slice(), plenty.print_level),
+            (&[0, 0, 0][..], 0)
+        );
+        assert_eq!(plenty.prints.urls, 1_001_010);
+        let tight = Budget::plan(&hosts, MEMORY_RESERVE + (64 << 20));
+        assert_eq!(tight.host_levels[0], 0);
+        assert_eq!(tight.host_levels[2], 0);
+        assert!(
+            tight.host_levels[1] > 0 && tight.print_level > 0,
+            "{:?}",
+            tight.host_levels
+        );
+        // What is kept fits: the largest host at its level with the prints.
+        let limit = (64u64 << 20) as f64;
+        let largest = 1e6 * (URL_COST + 30 + 16) as f64 / f64::from(1 << tight.host_levels[1]);
+        let prints =
+            1_001_010.0 * (PRINT_COST + 30 + 16) as f64 / f64::from(1 << tight.print_level);
+        assert!(largest + prints <= limit, "{largest} + {prints}");
+        // No room at all: each host at a level that keeps less than one of
+        // its URLs in expectation, and no panic.
+        let none = Budget::plan(&hosts, 0);
+        for (c, &l) in hosts.iter().zip(&none.host_levels) {
+            assert!(c.urls >> l == 0, "{l}");
+        }
+        assert!(none.prints.urls == 0 && none.print_level > 0);
+    }
+
+    /// Sampling keeps the spellings of one page together: the URLs of a
+    /// host by their digits, the prints by their key or the key under
+    /// another host's first segment.
+    #[test]
+    fn sampling_keeps_both_sides_of_a_pair() {
+        assert_eq!(sample_hash("/story?id=7"), sample_hash("/story_7"));
+        assert_eq!(sample_hash("/a/7/b/12"), sample_hash("/x-7.html?p=12"));
+        assert_ne!(sample_hash("/story_7"), sample_hash("/story_8"));
+        assert_ne!(sample_hash("/a/7/12"), sample_hash("/a/71/2"));
+        for level in 1..5 {
+            let mut kept_pages = 0;
+            for n in 0..400 {
+                let page = format!("/p/{n}.html");
+                if kept(level, xxh64(page.as_bytes(), 0x9a11_a5e5)) {
+                    kept_pages += 1;
+                    // Kept by its own key: so is its copy on another host,
+                    // and under another host's segment `u`.
+                    assert!(print_kept(level, &page));
+                    assert!(print_kept(level, &format!("/u{page}")), "{page}");
+                }
+            }
+            // About one in 2^level.
+            let want = 400 >> level;
+            assert!(
+                kept_pages > want / 2 && kept_pages < want * 2,
+                "{level}: {kept_pages}"
+            );
+        }
+        assert!(print_kept(0, "/anything"));
+    }
+
+    /// Mining within a small `--memory` leaves URLs out (and says how
+    /// many); within a large one, none.
+    #[test]
+    fn mining_past_memory_samples_the_urls() {
+        let mut rows = Vec::new();
+        for n in 0..2_000u64 {
+            for day in [0i64, 1] {
+                let size = 10_000 + 37 * n;
+                rows.push(format!(
+                    "h.example\thttps://h.example/p/{n}\t{}\t3\t3\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t{size}\t{size}:3\t-",
+                    1_790_812_800 + day * 86_400
+                ));
+            }
+        }
+        rows.sort();
+        let text = format!("{}{}\n", UrlSummary::header(), rows.join("\n"));
+        let mine = |memory: usize| {
+            mine_file(
+                &mut std::io::Cursor::new(text.as_bytes()),
+                "s.tsv",
+                None,
+                &MineOptions::default(),
+                memory,
+            )
+            .unwrap()
+            .1
+        };
+        let all = mine(64 << 20);
+        assert_eq!(
+            (all.urls, all.sampled_urls, all.sampled_prints),
+            (2_000, 0, 0)
+        );
+        let some = mine(600_000);
+        assert!(some.sampled_urls > 0 && some.sampled_prints > 0, "{some:?}");
+        assert_eq!(some.urls + some.sampled_urls, 2_000);
+    }
+
+    fn rewrite(regex: &str, replace: &str, agree: u64) -> Finding {
+        Finding {
+            id: String::new(),
+            host: "h.example".into(),
+            rule: Rule::Rewrite {
+                family: Family::Substitution,
+                regex: regex::Regex::new(regex).unwrap(),
+                replace: replace.into(),
+            },
+            decision: Decision::Accepted,
+            proposals: 1,
+            learn: {
+                let mut t = Tally::default();
+                t.agree = agree;
+                t
+            },
+            confirm: Tally::default(),
+        }
+    }
+
+    fn entries(targets: &[&str]) -> Vec<UrlEntry> {
+        targets
+            .iter()
+            .map(|t| UrlEntry {
+                target: (*t).into(),
+                hits: 1,
+                learn: Side::default(),
+                confirm: Side::default(),
+                windows: Box::new([]),
+                learned: 0,
+            })
+            .collect()
+    }
+
+    /// Three spellings of one page, `/a-N` → `/b-N` → `/c-N`: applied
+    /// once, in order, the file would leave `/b-N` for a second pass, so
+    /// the rewrite with less support goes; rewrites that do not meet are
+    /// all kept, and a rule whose output it rewrites itself goes too.
+    #[test]
+    fn rewrites_that_chain_keep_only_the_stronger() {
+        let urls = entries(&["/a-1", "/b-2", "/c-3", "/d-4"]);
+        let mut found = vec![
+            rewrite(r"^/a-(\d+)$", "/b-${1}", 30),
+            rewrite(r"^/b-(\d+)$", "/c-${1}", 20),
+            rewrite(r"^/d-(\d+)$", "/e-${1}", 5),
+        ];
+        unchain(&mut found, &urls);
+        assert_eq!(found[0].decision, Decision::Accepted);
+        let Decision::Rejected(why) = &found[1].decision else {
+            panic!("{:?}", found[1].decision)
+        };
+        assert!(why.contains("/b-1"), "{why}");
+        assert_eq!(found[2].decision, Decision::Accepted);
+        // The stronger one second: the first goes.
+        let mut found = vec![
+            rewrite(r"^/a-(\d+)$", "/b-${1}", 3),
+            rewrite(r"^/b-(\d+)$", "/c-${1}", 20),
+        ];
+        unchain(&mut found, &urls);
+        assert!(matches!(found[0].decision, Decision::Rejected(_)));
+        assert_eq!(found[1].decision, Decision::Accepted);
+        // A chain through another rule: the default `ref=a` taken away
+        // after the first rewrite leaves what the second one takes.
+        let mut found = vec![
+            rewrite(r"^/a-(\d+)$", "/b?id=${1}&ref=a", 30),
+            rewrite(r"^/b\?id=(\d+)$", "/c-${1}", 20),
+            Finding {
+                rule: Rule::DefaultParam {
+                    prefix: "/".into(),
+                    name: "ref".into(),
+                    value: "a".into(),
+                },
+                ..rewrite("x", "y", 9)
+            },
+        ];
+        unchain(&mut found, &urls);
+        assert_eq!(found[0].decision, Decision::Accepted);
+        assert!(matches!(found[1].decision, Decision::Rejected(_)));
+        assert_eq!(found[2].decision, Decision::Accepted);
+        // A rule that feeds itself.
+        let mut found = vec![rewrite(r"^/a-(\d+)", "/a-0${1}", 9)];
+        unchain(&mut found, &urls);
+        assert!(matches!(found[0].decision, Decision::Rejected(_)));
+    }
+}
