@@ -47,7 +47,7 @@ const EXIT_FATAL: u8 = 2;
 #[command(
     name = "canonurl",
     version,
-    about,
+    about = "Canonical URLs from web-server access logs",
     long_about = LONG_ABOUT,
     after_help = EXAMPLES,
     after_long_help = LONG_EXAMPLES,
@@ -64,13 +64,18 @@ struct Cli {
     /// Read input paths from FILE (`-`: stdin), one per line.
     ///
     /// The paths are read after the FILE arguments.
-    #[arg(long, value_name = "FILE", help_heading = "Input")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        help_heading = "Input",
+        hide_short_help = true
+    )]
     files_from: Option<PathBuf>,
 
     /// Longest line read, in bytes.
     ///
     /// Longer lines are rejected (line-too-long) and counted.
-    #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_MAX_LINE, help_heading = "Input")]
+    #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_MAX_LINE, help_heading = "Input", hide_short_help = true)]
     max_line_len: usize,
 
     /// Read FILE as it grows, as `tail -F` does, until Ctrl-C.
@@ -81,9 +86,9 @@ struct Cli {
     #[arg(long, help_heading = "Input")]
     follow: bool,
 
-    /// Read only the files of directories that match GLOB (`!GLOB`: not).
+    /// Read only the files of directories that match GLOB.
     ///
-    /// `*.gz`, `access.log*`, `!*.tmp`, as ripgrep's -g; may be repeated,
+    /// `!GLOB`: not. `*.gz`, `access.log*`, `!*.tmp`, as ripgrep's -g; may be repeated,
     /// and the last glob that matches a file decides. Matched against the
     /// file name, or with a `/` against the path below the directory.
     /// Files named as arguments are always read.
@@ -111,12 +116,14 @@ struct Cli {
     #[arg(long, value_name = "FIELD", value_enum, default_value_t = Field::Request, help_heading = "Format")]
     field: Field,
 
-    /// Scheme and host for targets that do not say their host.
+    /// Scheme and host for targets without a host.
     ///
-    /// A URL with a host (`https://example.com`): origin-form request
-    /// targets of records without a host are resolved against it; with `-f
-    /// plain`, it is the base URL of relative references. Without it, such
-    /// targets are written as path and query only.
+    /// An absolute URL (`https://example.com`, `file:///srv/`): origin-form
+    /// request targets of records without a host get its scheme and
+    /// authority; with `-f plain`, it is the base URL of relative
+    /// references. A base with an opaque path (`about:blank`) resolves only
+    /// fragments. Without it, such targets are written as path and query
+    /// only.
     #[arg(long, value_name = "URL", help_heading = "Format")]
     base: Option<OsString>,
 
@@ -128,38 +135,74 @@ struct Cli {
     /// logged port implies; a scheme the record logs (`cs-protocol`,
     /// `X-Forwarded-Proto`, a JSON scheme field) still wins. With `--base`,
     /// it replaces the base's scheme for those records.
-    #[arg(long, value_name = "SCHEME", value_enum, help_heading = "Format")]
+    #[arg(
+        long,
+        value_name = "SCHEME",
+        value_enum,
+        help_heading = "Format",
+        hide_short_help = true
+    )]
     scheme: Option<Scheme>,
 
     /// JSON logs: field paths from a preset (default: detected per input).
-    #[arg(long, value_name = "PRESET", value_parser = names_parser::<JsonPreset>(), ignore_case = true, help_heading = "Format")]
+    #[arg(long, value_name = "PRESET", value_parser = names_parser::<JsonPreset>(), ignore_case = true, help_heading = "Format", hide_short_help = true)]
     json_preset: Option<JsonPreset>,
 
     /// JSON logs: dotted path of the request target (`request.uri`).
-    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        help_heading = "Format",
+        hide_short_help = true
+    )]
     json_target: Option<String>,
 
     /// JSON logs: dotted path of a whole request line (`GET /x HTTP/1.1`).
-    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        help_heading = "Format",
+        hide_short_help = true
+    )]
     json_request: Option<String>,
 
     /// JSON logs: dotted path of a query string logged apart from the path.
     ///
     /// Appended to the target after a `?` (Akamai's `queryStr`); a target
     /// without its leading `/` then gets one.
-    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        help_heading = "Format",
+        hide_short_help = true
+    )]
     json_query: Option<String>,
 
     /// JSON logs: dotted path of the host.
-    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        help_heading = "Format",
+        hide_short_help = true
+    )]
     json_host: Option<String>,
 
     /// JSON logs: dotted path of the scheme.
-    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        help_heading = "Format",
+        hide_short_help = true
+    )]
     json_scheme: Option<String>,
 
     /// JSON logs: dotted path of the referer.
-    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        help_heading = "Format",
+        hide_short_help = true
+    )]
     json_referer: Option<String>,
 
     /// JSON logs: dotted path of the response status (for --with, --status).
@@ -168,26 +211,51 @@ struct Cli {
     /// the record's fields (--json-bytes, --json-method, --json-time,
     /// --json-client), given without --json-target or --json-request,
     /// replace those of the preset detected (or given with --json-preset).
-    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        help_heading = "Format",
+        hide_short_help = true
+    )]
     json_status: Option<String>,
 
     /// JSON logs: dotted path of the response size in bytes (for --with).
-    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        help_heading = "Format",
+        hide_short_help = true
+    )]
     json_bytes: Option<String>,
 
     /// JSON logs: dotted path of the request method (for --with, --method).
-    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        help_heading = "Format",
+        hide_short_help = true
+    )]
     json_method: Option<String>,
 
     /// JSON logs: dotted path of the request time (for --with).
     ///
     /// Unix seconds (a fraction allowed; an integer beyond 10^11 is milli-,
     /// micro- or nanoseconds) or an ISO 8601 string.
-    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        help_heading = "Format",
+        hide_short_help = true
+    )]
     json_time: Option<String>,
 
     /// JSON logs: dotted path of the client address (for --with).
-    #[arg(long, value_name = "PATH", help_heading = "Format")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        help_heading = "Format",
+        hide_short_help = true
+    )]
     json_client: Option<String>,
 
     /// CSV/TSV logs: the columns, by their header-row names.
@@ -197,7 +265,7 @@ struct Cli {
     /// (`url=path,host=server`), or a preset
     /// (`gcs`, `nasa`) with such overrides (`gcs,referer=-`). Default: the
     /// preset the header row shows.
-    #[arg(long, value_name = "SPEC", value_parser = parse_columns, help_heading = "Format")]
+    #[arg(long, value_name = "SPEC", value_parser = parse_columns, help_heading = "Format", hide_short_help = true)]
     columns: Option<CsvColumns>,
 
     /// W3C logs without a `#Fields:` line: the field names, in order.
@@ -206,7 +274,12 @@ struct Cli {
     /// s-ip cs-method cs-uri-stem cs-uri-query s-port cs-host"`). A
     /// `#Fields:` line in the log still sets the layout from where it
     /// stands. Implies `-f w3c` unless `-f cloudfront` is given.
-    #[arg(long, value_name = "NAMES", help_heading = "Format")]
+    #[arg(
+        long,
+        value_name = "NAMES",
+        help_heading = "Format",
+        hide_short_help = true
+    )]
     w3c_fields: Option<String>,
 
     // ---- Profile and rules ----
@@ -214,7 +287,7 @@ struct Cli {
     #[arg(long, value_name = "PROFILE", value_enum, default_value_t = Profile::Rfc3986, help_heading = "Profile and rules")]
     profile: Profile,
 
-    /// Switch dedup rules on or off: `+name,-name`, `rule=value`.
+    /// Dedup rules on or off: `+name,-name`, `rule=value`.
     ///
     /// On top of the profile's rules: `+name,-name`,
     /// `trailing-slash=add|remove|keep`, `sort-query=key|key-value|off`. May
@@ -222,7 +295,9 @@ struct Cli {
     #[arg(long, value_name = "EDITS", action = clap::ArgAction::Append, allow_hyphen_values = true, help_heading = "Profile and rules")]
     rule: Vec<String>,
 
-    /// Rules file (TOML): rule edits, lists and rewrites, per host.
+    /// Rules file (TOML): rule edits, lists, rewrites.
+    ///
+    /// Per host, too.
     ///
     /// Rule edits, lists (tracking, session, state and default-value
     /// parameters, index files) and rewrite rules, for every host and per
@@ -233,14 +308,14 @@ struct Cli {
     rules: Option<PathBuf>,
 
     /// List the dedup rules with their tier and effect, and exit.
-    #[arg(long, help_heading = "Profile and rules")]
+    #[arg(long, help_heading = "Profile and rules", hide_short_help = true)]
     list_rules: bool,
 
     /// Add a dedup key to each URL (see --key-profile).
     ///
     /// The URL canonicalized with `--key-profile` (and `--rule`, `--rules`),
     /// then its fingerprint, as two more columns.
-    #[arg(long, help_heading = "Profile and rules")]
+    #[arg(long, help_heading = "Profile and rules", hide_short_help = true)]
     dedup_key: bool,
 
     /// Profile of the dedup key (implies --dedup-key) [default: aggressive].
@@ -248,7 +323,8 @@ struct Cli {
         long,
         value_name = "PROFILE",
         value_enum,
-        help_heading = "Profile and rules"
+        help_heading = "Profile and rules",
+        hide_short_help = true
     )]
     key_profile: Option<Profile>,
 
@@ -256,7 +332,7 @@ struct Cli {
     ///
     /// A column of each record (and `--pipe` line): with --unique/--count it
     /// is a usage error (--stats counts the URLs each rule merged there).
-    #[arg(long, help_heading = "Profile and rules")]
+    #[arg(long, help_heading = "Profile and rules", hide_short_help = true)]
     explain: bool,
 
     /// Write each URL in SURT form (Wayback/CDX key).
@@ -264,7 +340,7 @@ struct Cli {
     /// `--surt` gives `com,example)/path?query`; `--surt=classic` gives
     /// `http://(com,example,)/path?query`. A URL without a host is written as
     /// it is (see --base).
-    #[arg(long, value_name = "FORM", value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "cdx", help_heading = "Profile and rules")]
+    #[arg(long, value_name = "FORM", value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "cdx", help_heading = "Profile and rules", hide_short_help = true)]
     surt: Option<SurtForm>,
 
     // ---- Output ----
@@ -287,13 +363,20 @@ struct Cli {
     #[arg(long, help_heading = "Output")]
     count: bool,
 
-    /// With --count: only the N most frequent URLs (ties in first-seen order).
+    /// With --count: only the N most frequent URLs.
+    ///
+    /// Ties in first-seen order.
     #[arg(long, value_name = "N", help_heading = "Output",
           value_parser = clap::value_parser!(u64).range(1..))]
     top: Option<u64>,
 
     /// With --count: only URLs counted at least N times.
-    #[arg(long, value_name = "N", help_heading = "Output")]
+    #[arg(
+        long,
+        value_name = "N",
+        help_heading = "Output",
+        hide_short_help = true
+    )]
     min_count: Option<u64>,
 
     /// Add each URL's 64-bit fingerprint after a tab.
@@ -303,10 +386,10 @@ struct Cli {
     #[arg(long, help_heading = "Output")]
     key: bool,
 
-    /// Add the record's other fields as columns: status, bytes, method,
-    /// time, client, host, input.
+    /// Add the record's other fields as columns (status, ...).
     ///
-    /// A comma-separated list, for --format tsv or jsonl record rows (not
+    /// Fields: status, bytes, method, time, client, host, input. A
+    /// comma-separated list, for --format tsv or jsonl record rows (not
     /// --unique/--count): the columns come after the usual ones, in the
     /// order given. `time` is Unix seconds (UTC), `input` the input's name.
     /// A field the record lacks is an empty cell in TSV and null in JSON
@@ -314,25 +397,24 @@ struct Cli {
     #[arg(long, value_name = "LIST", help_heading = "Output")]
     with: Vec<String>,
 
-    /// Keep only records whose status is in LIST: classes 1xx to 5xx and
-    /// codes (`2xx,301`).
+    /// Keep only records whose status is in LIST (`2xx,301`).
     ///
-    /// Other records are skipped (`status-filtered` in --stats); records
+    /// Classes 1xx to 5xx and codes. Other records are skipped (`status-filtered` in --stats); records
     /// without a status are skipped as `no-status`, with a warning.
-    #[arg(long, value_name = "LIST", help_heading = "Input")]
+    #[arg(long, value_name = "LIST", help_heading = "Filters")]
     status: Vec<String>,
 
-    /// Keep only records whose method is in LIST (`GET,HEAD`; any case).
+    /// Keep only records whose method is in LIST (`GET,HEAD`).
     ///
-    /// Other records are skipped (`method-filtered` in --stats); records
+    /// Any case. Other records are skipped (`method-filtered` in --stats); records
     /// without a method are skipped as `no-method`.
-    #[arg(long, value_name = "LIST", help_heading = "Input")]
+    #[arg(long, value_name = "LIST", help_heading = "Filters")]
     method: Vec<String>,
 
     /// Write a header row of column names first (`--format tsv`).
     ///
     /// The names are those of the JSON Lines keys.
-    #[arg(long, help_heading = "Output")]
+    #[arg(long, help_heading = "Output", hide_short_help = true)]
     header: bool,
 
     /// Write to FILE instead of stdout.
@@ -345,7 +427,8 @@ struct Cli {
         short = 'j',
         long,
         value_name = "N",
-        help_heading = "Threads and memory"
+        help_heading = "Threads and memory",
+        hide_short_help = true
     )]
     threads: Option<usize>,
 
@@ -355,23 +438,33 @@ struct Cli {
     /// KB/MB.. 1000-based. Past it the table is written to --temp-dir as
     /// sorted runs, merged at the end: the output is the same.
     #[arg(long, value_name = "SIZE", help_heading = "Threads and memory",
-          value_parser = pipeline::parse_size)]
+          value_parser = pipeline::parse_size, hide_short_help = true)]
     memory: Option<u64>,
 
     /// Directory for the sorted runs of --memory [default: $TMPDIR or /tmp].
-    #[arg(long, value_name = "DIR", help_heading = "Threads and memory")]
+    #[arg(
+        long,
+        value_name = "DIR",
+        help_heading = "Threads and memory",
+        hide_short_help = true
+    )]
     temp_dir: Option<PathBuf>,
 
     // ---- Diagnostics ----
     /// Print totals to stderr at the end.
     ///
-    /// Lines read, emitted, skipped and rejected by reason, bytes, MB/s,
+    /// Lines read, emitted, skipped and rejected by reason, bytes, MiB/s,
     /// detected formats, rules.
     #[arg(long, help_heading = "Diagnostics")]
     stats: bool,
 
     /// Write the totals as JSON to FILE.
-    #[arg(long, value_name = "FILE", help_heading = "Diagnostics")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        help_heading = "Diagnostics",
+        hide_short_help = true
+    )]
     stats_json: Option<PathBuf>,
 
     /// Write every rejected line to FILE.
@@ -388,18 +481,18 @@ struct Cli {
     quiet: bool,
 
     /// Exit with status 1 when any line was rejected.
-    #[arg(long, help_heading = "Diagnostics")]
+    #[arg(long, help_heading = "Diagnostics", hide_short_help = true)]
     strict: bool,
 
     /// Exit with status 1 above this share of rejected lines (`0.01`, `1%`).
-    #[arg(long, value_name = "RATE", value_parser = parse_rate, help_heading = "Diagnostics")]
+    #[arg(long, value_name = "RATE", value_parser = parse_rate, help_heading = "Diagnostics", hide_short_help = true)]
     max_reject_rate: Option<f64>,
 
     /// Exit with status 1 when no URL was written.
     ///
     /// Without it such a run exits 0, and says on stderr what became of
     /// the lines when there were any.
-    #[arg(long, help_heading = "Diagnostics")]
+    #[arg(long, help_heading = "Diagnostics", hide_short_help = true)]
     fail_if_empty: bool,
 
     /// Progress on stderr.
@@ -407,11 +500,11 @@ struct Cli {
     /// `auto`: a bar when stderr is a terminal that neither the output nor
     /// typed input shares; `always`: a bar on a terminal, else a plain
     /// progress line every second; `never`.
-    #[arg(long, value_name = "WHEN", value_enum, default_value_t = When::Auto, help_heading = "Diagnostics")]
+    #[arg(long, value_name = "WHEN", value_enum, default_value_t = When::Auto, help_heading = "Diagnostics", hide_short_help = true)]
     progress: When,
 
     /// Do not read the config file named by CANONURL_CONFIG_PATH.
-    #[arg(long, help_heading = "Diagnostics")]
+    #[arg(long, help_heading = "Diagnostics", hide_short_help = true)]
     no_config: bool,
 
     /// Input files or directories; none, or `-`, reads stdin.
@@ -421,7 +514,7 @@ struct Cli {
     /// paths, skipping hidden files and directories, binary files and
     /// symbolic links to directories (see --glob; --stats lists the
     /// skipped).
-    #[arg(value_name = "FILE")]
+    #[arg(value_name = "FILE", hide_short_help = true)]
     files: Vec<PathBuf>,
 }
 
@@ -442,17 +535,20 @@ enum Command {
     },
     /// Print the man page (roff) to stdout: `canonurl man | man -l -`.
     Man,
-    /// Summarize logs per host, canonical URL and day, for `canonurl mine`
-    /// (`canonurl summarize --help`; it takes the main command's input
-    /// options, so it comes first on the command line).
+    /// Summarize logs per host, URL and day, for `canonurl mine`.
+    ///
+    /// See `canonurl summarize --help`; it takes the main command's input
+    /// options, so it comes first on the command line.
     Summarize {
         /// The main command's input options and files, and `--window`,
         /// `--merge`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<OsString>,
     },
-    /// Learn a site's DUST rules from its logs or summaries, with evidence
-    /// (`canonurl mine --help`; it comes first on the command line).
+    /// Learn a site's DUST rules from its logs or summaries.
+    ///
+    /// With evidence; see `canonurl mine --help`; it comes first on the
+    /// command line.
     Mine {
         /// The main command's input options and files, and mine's own
         /// (`--evidence`, `--summaries`, `--learn`, `--min-*`, ...).
@@ -485,12 +581,10 @@ that could not be read to its end, or output that could not be written.";
 
 const EXAMPLES: &str = "\
 Examples:
-  canonurl access.log                        canonical request URLs, one per record
-  canonurl --count --stats access.log.gz     counted, most frequent first, with totals
-  canonurl --profile aggressive --unique *.log
+  canonurl --count --stats access.log.gz  most frequent first, totals on stderr
   zcat logs/*.gz | canonurl -f combined --base https://example.com
 
-`-h` shows this summary; `--help` shows every flag in full.";
+`--help`: every flag in full, and those left out here (JSON paths, tuning).";
 
 const LONG_EXAMPLES: &str = "\
 Examples:
@@ -557,6 +651,56 @@ fn parse_rate(s: &str) -> Result<f64, String> {
     }
 }
 
+/// Prints what clap says of the arguments: `--help` and `--version` as clap
+/// does; a usage error in the style of every other error of the command
+/// (`canonurl: ...`), with a tip where a value is a common name for one of
+/// ours (`-f nginx`).
+pub(crate) fn print_clap_error(mut e: clap::Error) {
+    use clap::error::{ContextKind, ContextValue};
+    if !e.use_stderr() {
+        let _ = e.print();
+        return;
+    }
+    if let Some(tip) = value_tip(&e) {
+        e.insert(
+            ContextKind::Suggested,
+            ContextValue::StyledStrs(vec![tip.into()]),
+        );
+    }
+    // Rendered as text (clap's styles stripped), its `error: ` ours.
+    let text = e.render().to_string();
+    eprint!(
+        "canonurl: {}",
+        text.strip_prefix("error: ").unwrap_or(&text)
+    );
+}
+
+/// A tip for a value named after what makes the data rather than after the
+/// format: `-f nginx`, `-f apache` (their default access log is
+/// `combined`), `-f iis` (W3C extended).
+fn value_tip(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue};
+    let text = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    let arg = text(ContextKind::InvalidArg)?;
+    let value = text(ContextKind::InvalidValue)?.to_ascii_lowercase();
+    if !arg.starts_with("--log-format") {
+        return None;
+    }
+    let (what, format) = match value.as_str() {
+        "nginx" | "apache" | "apache2" | "httpd" | "lighttpd" => {
+            ("the default access log of nginx and Apache is", "combined")
+        }
+        "iis" => ("IIS logs in the W3C extended format:", "w3c"),
+        "clf" | "ncsa" => ("the Common Log Format is", "common"),
+        "elb" => ("the AWS load balancer's access log is", "alb"),
+        _ => return None,
+    };
+    Some(format!("{what} -f {format}"))
+}
+
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().collect();
     let config = match cli::config::load(&args) {
@@ -578,7 +722,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // `--help`, `--version`: printed to stdout, exit 0.
             let usage = e.use_stderr();
-            let _ = e.print();
+            print_clap_error(e);
             if usage {
                 if let Some(path) = &config.path {
                     eprintln!(
@@ -1096,36 +1240,29 @@ fn unused_note(profile: Profile, unused: &[rules::file::Unused]) -> String {
     )
 }
 
-/// `--base`: an absolute URL with a host, since it gives request targets
-/// their scheme and host.
+/// `--base`: any absolute URL, as the URL Standard takes a base
+/// (`file:///srv/`, `sc:/a`, and `about:blank`, whose opaque path serves
+/// fragment-only references; a log's request path against it is rejected
+/// per record, see `log::base_prefix`).
 fn base(arg: &OsString) -> Result<Base, String> {
     let bytes = arg.as_encoded_bytes();
     let shown = arg.to_string_lossy();
-    let parsed = Base::parse(bytes);
-    let has_host = |b: &Base| b.parts().host(b.as_bytes()).is_some_and(|h| !h.is_empty());
-    match parsed {
-        Ok(b) if has_host(&b) => Ok(b),
-        Ok(_) => Err(format!(
-            "invalid --base {shown:?}: a base needs a scheme and a host (`scheme://host`, \
-             as in https://example.com)"
-        )),
-        Err(r) => {
-            // `example.com`, `example.com/shop`: a host without a scheme.
-            let guess = [b"https://".as_slice(), bytes].concat();
-            let looks_like_host = !bytes.starts_with(b"/")
-                && !bytes.contains(&b':')
-                && Base::parse(&guess).is_ok_and(|b| has_host(&b));
-            if looks_like_host {
-                Err(format!(
-                    "invalid --base {shown:?}: a base needs a scheme; did you mean --base https://{shown}?"
-                ))
-            } else {
-                Err(format!(
-                    "invalid --base {shown:?}: {r}; a base is a URL with a host (`scheme://host`)"
-                ))
-            }
+    Base::parse(bytes).map_err(|r| {
+        // `example.com`, `example.com/shop`: a host without a scheme.
+        let guess = [b"https://".as_slice(), bytes].concat();
+        let looks_like_host =
+            !bytes.starts_with(b"/") && !bytes.contains(&b':') && Base::parse(&guess).is_ok();
+        if looks_like_host {
+            format!(
+                "invalid --base {shown:?}: a base needs a scheme; did you mean --base https://{shown}?"
+            )
+        } else {
+            format!(
+                "invalid --base {shown:?}: {r}; a base is an absolute URL (`scheme:...`, as in \
+                 https://example.com)"
+            )
         }
-    }
+    })
 }
 
 /// `--list-rules`: every rule, its tier and what it does; then which

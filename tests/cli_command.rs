@@ -81,12 +81,14 @@ fn short_help_is_grouped_with_examples_and_value_lists() {
         "Format:",
         "Profile and rules:",
         "Output:",
+        "Filters:",
         "Threads and memory:",
         "Diagnostics:",
         "Examples:",
     ] {
+        // -j, --memory and --temp-dir are tuning: --help only.
         assert!(
-            short.lines().any(|l| l == heading),
+            heading == "Threads and memory:" || short.lines().any(|l| l == heading),
             "-h has no {heading:?} group:\n{short}"
         );
         assert!(
@@ -100,11 +102,11 @@ fn short_help_is_grouped_with_examples_and_value_lists() {
         short.lines().count(),
         long.lines().count()
     );
-    // Every value list is in the short help: formats, profiles, fields,
-    // output formats, progress.
-    let line_of = |flag: &str| -> String {
+    // Every value list of a flag it shows is in the short help: formats,
+    // profiles, fields, output formats; --help has the others' too.
+    let line_of = |help: &str, flag: &str| -> String {
         let mut found = String::new();
-        let mut lines = short.lines().peekable();
+        let mut lines = help.lines().peekable();
         while let Some(l) = lines.next() {
             if l.contains(flag) {
                 found.push_str(l);
@@ -128,7 +130,14 @@ fn short_help_is_grouped_with_examples_and_value_lists() {
         ("--profile <", &["whatwg", "rfc3986", "safe", "aggressive"]),
         ("--field", &["request", "referer", "both"]),
         ("--format <", &["plain", "tsv", "jsonl"]),
-        ("--progress", &["auto", "always", "never"]),
+    ] {
+        let entry = line_of(&short, flag);
+        for v in values {
+            assert!(entry.contains(v), "-h's {flag} does not list {v}: {entry}");
+        }
+    }
+    for (flag, values) in [
+        ("--progress", &["auto", "always", "never"][..]),
         (
             "--json-preset",
             &[
@@ -145,16 +154,27 @@ fn short_help_is_grouped_with_examples_and_value_lists() {
             ],
         ),
     ] {
-        let entry = line_of(flag);
+        // --help's entry: from the flag to the next flag's entry.
+        let at = long.find(flag).expect(flag);
+        let rest = &long[at..];
+        let end = rest.find("\n  -").unwrap_or(rest.len());
+        let entry = &rest[..end];
         for v in values {
-            assert!(entry.contains(v), "-h's {flag} does not list {v}: {entry}");
+            assert!(
+                entry.contains(v),
+                "--help's {flag} does not list {v}: {entry}"
+            );
         }
     }
     // The long help documents each value.
     assert!(long.contains("aggressive: safe plus every default dedup rule"));
-    // Both list the same flags.
-    assert_eq!(long_flags(&short), long_flags(&long));
-    assert!(long_flags(&short).len() > 30, "{:?}", long_flags(&short));
+    // -h shows the common flags, --help all of them.
+    let (short_flags, long_flags) = (long_flags(&short), long_flags(&long));
+    for flag in &short_flags {
+        assert!(long_flags.contains(flag), "{flag} is in -h only");
+    }
+    assert!(short_flags.len() > 15, "{short_flags:?}");
+    assert!(long_flags.len() > 50, "{long_flags:?}");
 }
 
 #[test]
@@ -459,29 +479,120 @@ fn header_needs_tsv_and_no_pipe() {
     }
 }
 
-#[test]
-fn base_needs_a_scheme_and_a_host() {
-    let out = run_canonurl(&["--base", "mailto:a@b", "-f", "plain", "--pipe"], b"/a\n");
-    assert_eq!(out.status.code(), Some(2));
-    let err = text(&out.stderr);
-    assert!(
-        err.contains("mailto:a@b") && err.contains("scheme://host"),
-        "{err}"
-    );
+/// A combined log line of `target`, without a host.
+fn combined_line(target: &str) -> String {
+    format!(
+        "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET {target} HTTP/1.1\" 200 5 \"-\" \"ua\"\n"
+    )
+}
 
+#[test]
+fn base_takes_any_absolute_url() {
+    // Hosts or not, opaque or not: the URL Standard's bases.
+    for (base, input, want) in [
+        ("file:///srv/", "a", "file:///srv/a"),
+        ("file:///tmp/mock/path", "../x", "file:///tmp/x"),
+        ("sc:/a/b", "c", "sc:/a/c"),
+        ("about:blank", "#f", "about:blank#f"),
+        ("mailto:x@x.com", "#top", "mailto:x@x.com#top"),
+        ("data:,", "#a", "data:,#a"),
+        ("https://Example.com", "/a", "https://example.com/a"),
+    ] {
+        let args = [
+            "--profile",
+            "whatwg",
+            "--base",
+            base,
+            "-f",
+            "plain",
+            "--pipe",
+        ];
+        let out = run_canonurl(&args, format!("{input}\n").as_bytes());
+        assert_eq!(
+            ok(&out),
+            format!("{want}\n"),
+            "--base {base}, input {input}"
+        );
+    }
+    // An opaque base takes no path (the Standard's failure): an empty line.
+    let out = run_canonurl(
+        &["--base", "about:blank", "-f", "plain", "--pipe"],
+        b"x\n#f\n",
+    );
+    assert_eq!(ok(&out), "\nabout:blank#f\n");
+
+    // Not absolute: the hint; refused by the Standard: why.
     let out = run_canonurl(&["--base", "example.com", "-f", "plain", "--pipe"], b"/a\n");
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(err.contains("--base https://example.com"), "{err}");
+    for base in ["https://[::1", "http://exa mple.com/", "/relative"] {
+        let out = run_canonurl(&["--base", base, "-f", "plain", "--pipe"], b"a\n");
+        assert_eq!(out.status.code(), Some(2), "--base {base}");
+        let err = text(&out.stderr);
+        assert!(
+            err.starts_with("canonurl: invalid --base") && err.contains("absolute URL"),
+            "{err}"
+        );
+    }
+}
 
-    let out = run_canonurl(&["--base", "file:///srv/", "-f", "plain", "--pipe"], b"a\n");
-    assert_eq!(out.status.code(), Some(2), "a file: base has no host");
-
+#[test]
+fn base_without_a_host_for_log_records() {
+    let dir = temp_dir("base-records");
+    let log = dir.join("access.log");
+    std::fs::write(&log, combined_line("/x?q") + &combined_line("/y")).unwrap();
+    let log = log.to_str().unwrap();
+    // `file:///dir/` and `/x`: the base's scheme and (empty) authority, as
+    // the Standard resolves `/x` against it; `--scheme` has no host to carry
+    // over to (`https:///x` would make `x` the host).
+    for extra in [&[][..], &["--scheme", "https"]] {
+        let mut args = vec!["-f", "combined", "--base", "file:///dir/"];
+        args.extend(extra);
+        args.push(log);
+        let out = run_canonurl(&args, b"");
+        assert_eq!(ok(&out), "file:///x?q\nfile:///y\n", "{args:?}");
+    }
+    // An opaque base resolves no path: each record rejected, saying why,
+    // never `about:/x`.
+    let rejects = dir.join("rejects.txt");
     let out = run_canonurl(
-        &["--base", "https://Example.com", "-f", "plain", "--pipe"],
-        b"/a\n",
+        &[
+            "-f",
+            "combined",
+            "--base",
+            "about:blank",
+            "--rejects",
+            rejects.to_str().unwrap(),
+            log,
+        ],
+        b"",
     );
-    assert_eq!(ok(&out), "https://example.com/a\n");
+    assert_eq!(ok(&out), "");
+    let err = text(&out.stderr);
+    let said: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("cannot resolve against a --base with an opaque path"))
+        .collect();
+    assert_eq!(said.len(), 2, "{err}");
+    assert!(
+        said[0].contains("access.log:1:") && said[1].contains("access.log:2:"),
+        "{err}"
+    );
+    let listed = std::fs::read_to_string(&rejects).unwrap();
+    assert_eq!(listed.lines().count(), 2, "{listed}");
+    assert!(
+        listed.lines().all(|l| l.contains("\topaque-base\t")),
+        "{listed}"
+    );
+    // The reason in words, in --stats.
+    let out = run_canonurl(
+        &["-f", "combined", "--base", "mailto:a@b", "--stats", log],
+        b"",
+    );
+    let err = text(&out.stderr);
+    assert!(err.contains("opaque-base"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -530,4 +641,231 @@ fn files_named_like_subcommands_are_read_with_a_path() {
     let expected = run_canonurl(&[sample_log().to_str().unwrap()], b"");
     assert_eq!(ok(&out), ok(&expected));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--rejects` escapes what `--format tsv` escapes and every other control
+/// byte: one rejected line per line, nothing a terminal would act on.
+#[test]
+fn rejects_file_escapes_control_bytes() {
+    let dir = temp_dir("rejects-escaped");
+    let rejects = dir.join("rejects.txt");
+    // Rejected (bad IPv6 hosts), with ESC, a lone CR, a backslash, a tab
+    // and a NUL inside the line; then a good URL.
+    let input = b"http://[\x1b[31m]/\rx\n\
+                  http://[1::\\\tz\x00]/\n\
+                  http://ok.example/\n";
+    let out = run_canonurl(
+        &["-f", "plain", "--rejects", rejects.to_str().unwrap(), "-q"],
+        input,
+    );
+    assert_eq!(ok(&out), "http://ok.example/\n");
+    let listed = std::fs::read(&rejects).unwrap();
+    let bad: Vec<u8> = listed
+        .iter()
+        .copied()
+        .filter(|&b| (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7f)
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "raw control bytes {bad:?} in {}",
+        text(&listed)
+    );
+    let listed = text(&listed);
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 2, "one rejected line per line: {listed}");
+    // INPUT:LINE, REASON, BYTE, then the line, escaped.
+    let last = |l: &str| l.splitn(4, '\t').nth(3).unwrap().to_string();
+    assert_eq!(last(lines[0]), "http://[\\x1B[31m]/\\rx");
+    assert_eq!(last(lines[1]), "http://[1::\\\\\\tz\\x00]/");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--stats` in binary units, as the progress bar; no spill line when the
+/// table stayed in memory; a failed input's reason on its own line.
+#[test]
+fn stats_are_for_people() {
+    let log = sample_log();
+    let out = run_canonurl(&["--count", "--stats", "-q", log.to_str().unwrap()], b"");
+    ok(&out);
+    let err = text(&out.stderr);
+    let bytes = err
+        .lines()
+        .find(|l| l.trim_start().starts_with("bytes"))
+        .unwrap_or_else(|| panic!("no bytes line: {err}"));
+    // 440,547 bytes: 430.2 KiB.
+    let size = std::fs::metadata(&log).unwrap().len();
+    let kib = format!("{:.1} KiB", size as f64 / 1024.0);
+    assert!(bytes.contains(&kib) && bytes.contains("iB/s"), "{bytes}");
+    assert!(!bytes.contains(" MB"), "{bytes}");
+    assert!(!err.contains("spilled"), "nothing spilled: {err}");
+
+    // A table of 64 KiB spills this log: the line says so, in units.
+    let out = run_canonurl(
+        &[
+            "--count",
+            "--stats",
+            "-q",
+            "--memory",
+            "64K",
+            log.to_str().unwrap(),
+        ],
+        b"",
+    );
+    ok(&out);
+    let err = text(&out.stderr);
+    let spilled = err
+        .lines()
+        .find(|l| l.trim_start().starts_with("spilled"))
+        .unwrap_or_else(|| panic!("no spill line: {err}"));
+    assert!(
+        spilled.contains("runs") && spilled.contains("of 64.0 KiB"),
+        "{spilled}"
+    );
+
+    // A gzip input cut short: read until it fails, the reason apart.
+    let dir = temp_dir("stats-failed");
+    let gz = dir.join("cut.log.gz");
+    let mut bytes = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+    bytes.extend_from_slice(b"\xff\xfe not deflate data");
+    std::fs::write(&gz, &bytes).unwrap();
+    let out = run_canonurl(&["--stats", "-q", gz.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("input ") && l.contains("cut.log.gz"))
+        .unwrap_or_else(|| panic!("no input line: {err}"));
+    assert!(!lines[at].contains("ERROR"), "{}", lines[at]);
+    let next = lines[at + 1].trim_start();
+    assert!(
+        next.starts_with("failed: ") && next.len() > "failed: ".len(),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--field both` on `-f plain` input: each line's one URL is a request, and
+/// the `field` column says so (it was empty).
+#[test]
+fn field_both_on_plain_input_names_the_field() {
+    let out = run_canonurl(
+        &["-f", "plain", "--field", "both", "--format", "tsv"],
+        b"http://a.example/\n",
+    );
+    let row = ok(&out);
+    let cols: Vec<&str> = row.trim_end_matches('\n').split('\t').collect();
+    assert_eq!(cols.len(), 5, "{row:?}");
+    assert_eq!(
+        (cols[1], cols[4]),
+        ("http://a.example/", "request"),
+        "{row:?}"
+    );
+    let out = run_canonurl(
+        &["-f", "plain", "--field", "both", "--format", "jsonl"],
+        b"http://a.example/\n",
+    );
+    let v: serde_json::Value = serde_json::from_str(ok(&out).trim()).unwrap();
+    assert_eq!(v["field"], "request", "{v}");
+    // As in the distinct rows, which said so already.
+    let out = run_canonurl(
+        &["-f", "plain", "--field", "both", "--count"],
+        b"http://a.example/\n",
+    );
+    assert_eq!(ok(&out), "http://a.example/\t1\trequest\n");
+}
+
+/// `-h` fits a screen or two at 80 columns; `--help` has everything.
+#[test]
+fn short_help_is_short() {
+    let help = |flag: &str| {
+        let out = Command::new(bin())
+            .arg(flag)
+            .env("COLUMNS", "80")
+            .env_remove("CANONURL_CONFIG_PATH")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run canonurl");
+        ok(&out)
+    };
+    let short = help("-h");
+    let long = help("--help");
+    let rows = short.lines().count();
+    assert!(rows <= 60, "-h is {rows} rows at 80 columns:\n{short}");
+    assert!(short.lines().all(|l| l.chars().count() <= 80), "{short}");
+    // What it leaves out, --help has, and -h says so.
+    for flag in [
+        "--json-target",
+        "--json-client",
+        "--max-line-len",
+        "--temp-dir",
+    ] {
+        assert!(!short.contains(flag), "-h shows {flag}");
+        assert!(long.contains(flag), "--help lacks {flag}");
+    }
+    assert!(
+        short.contains("--help"),
+        "-h does not point to --help:\n{short}"
+    );
+    // Filters under their own heading, in both.
+    for text in [&short, &long] {
+        let at = text.lines().position(|l| l == "Filters:");
+        let at = at.unwrap_or_else(|| panic!("no Filters heading:\n{text}"));
+        let group: Vec<&str> = text
+            .lines()
+            .skip(at + 1)
+            .take_while(|l| l.is_empty() || l.starts_with(' '))
+            .collect();
+        let group = group.join("\n");
+        assert!(
+            group.contains("--status") && group.contains("--method"),
+            "{group}"
+        );
+    }
+}
+
+/// Values named after the server, and slips, get a hint; usage errors look
+/// like every other error of the command.
+#[test]
+fn usage_errors_hint_and_look_like_run_errors() {
+    for (args, hint) in [
+        (&["-f", "nginx"][..], "-f combined"),
+        (&["-f", "Apache"][..], "-f combined"),
+        (&["--log-format", "iis"][..], "-f w3c"),
+        (&["--rule", "+fragmnt"][..], "did you mean 'fragment'"),
+    ] {
+        let out = run_canonurl(args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(err.contains(hint), "{args:?}: {err}");
+        assert!(err.starts_with("canonurl: "), "{args:?}: {err}");
+        assert!(!err.contains("error:"), "{args:?}: {err}");
+    }
+    // clap's own errors too, and a run error.
+    for args in [&["--no-such-flag"][..], &["/no/such/file"][..]] {
+        let out = run_canonurl(args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(err.starts_with("canonurl: "), "{args:?}: {err}");
+    }
+}
+
+/// The shipped binary carries no debug info: 32.5 MB with it, a few MB
+/// without (`[profile.profiling]` keeps it for perf and callgrind).
+#[test]
+#[cfg(not(debug_assertions))]
+fn release_binary_is_lean() {
+    let path = Path::new(bin());
+    // Only the release profile's binary (not `--profile profiling`'s).
+    if path.parent().and_then(|p| p.file_name()) != Some("release".as_ref()) {
+        eprintln!("skipping: {} is not a release build", path.display());
+        return;
+    }
+    let size = std::fs::metadata(path).unwrap().len();
+    assert!(
+        size <= 12 * 1024 * 1024,
+        "{}: {:.1} MiB",
+        path.display(),
+        size as f64 / (1024.0 * 1024.0)
+    );
 }

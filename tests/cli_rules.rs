@@ -373,7 +373,7 @@ fn dedup_key_beside_the_url() {
     );
     let v: serde_json::Value = serde_json::from_str(&lines(&o)[0]).unwrap();
     assert_eq!(v["dedup"], dedup);
-    assert_eq!(v["dedup_key"].to_string(), key(dedup));
+    assert_eq!(v["dedup_key"].as_str(), Some(key(dedup).as_str()));
     // It is a column of records: with --unique the grouping is --profile's.
     let o = canonurl(
         &["-f", "plain", "--dedup-key", "--unique"],

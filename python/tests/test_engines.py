@@ -73,7 +73,8 @@ def cli_records(binary: str, log: str) -> tuple[list[bytes], list[str | None], l
             continue  # the line gave no record
         targets.append(row["target"].encode("utf-8", "surrogateescape"))
         urls.append(row.get("url"))
-        keys.append(row.get("key"))
+        # A JSON string: a bare 64-bit integer loses digits in most readers.
+        keys.append(int(row["key"]) if "key" in row else None)
     return targets, urls, keys
 
 

@@ -191,7 +191,7 @@ pub(crate) fn main(config: &Config, mut args: Vec<OsString>) -> ExitCode {
 pub(crate) fn parse_main_args(config: &Config, args: Vec<OsString>) -> Result<Cli, ExitCode> {
     Cli::try_parse_from(super::config::merge(config, args)).map_err(|e| {
         let usage = e.use_stderr();
-        let _ = e.print();
+        crate::print_clap_error(e);
         ExitCode::from(if usage { EXIT_FATAL } else { 0 })
     })
 }

@@ -251,6 +251,10 @@ pub enum LineError {
     LineTooLong,
     /// Invalid JSON.
     BadJson,
+    /// An origin-form target (`/x`) with a `--base` whose path is opaque
+    /// (`about:blank`, `mailto:x`): the URL Standard resolves only a
+    /// fragment against such a base, never a path.
+    OpaqueBase,
 }
 
 impl LineError {
@@ -267,6 +271,7 @@ impl LineError {
             LineError::BadTarget => "bad-target",
             LineError::LineTooLong => "line-too-long",
             LineError::BadJson => "bad-json",
+            LineError::OpaqueBase => "opaque-base",
         }
     }
 }
@@ -285,6 +290,9 @@ impl LineError {
             LineError::BadTarget => "request target is not a URL or path",
             LineError::LineTooLong => "line too long",
             LineError::BadJson => "invalid JSON",
+            LineError::OpaqueBase => {
+                "a request path cannot resolve against a --base with an opaque path (about:, mailto:, data:)"
+            }
         }
     }
 }
@@ -491,4 +499,4 @@ pub use json::{JsonPaths, JsonPreset};
 pub(crate) use record::Extract;
 pub use record::RecordReader;
 pub(crate) use target::request_url_of;
-pub use target::{request_url, RequestTarget, RequestUrl};
+pub use target::{base_prefix, request_url, RequestTarget, RequestUrl};

@@ -82,12 +82,28 @@ pub enum RequestUrl {
     Error(LineError),
 }
 
+/// What an origin-form target is written after when `base` is `--base`:
+/// the base's href up to its path (`https://example.com`, `file://`, `sc:`
+/// for `sc:/a/b`), so that `/x` makes `https://example.com/x` and
+/// `file:///x`. Empty for a base with an opaque path (`about:blank`,
+/// `mailto:x`), against which the URL Standard resolves no path: such a
+/// record is [`LineError::OpaqueBase`].
+pub fn base_prefix(base: &crate::Base) -> &[u8] {
+    let parts = base.parts();
+    if parts.opaque_path {
+        return &[];
+    }
+    &base.as_bytes()[..parts.path_start as usize]
+}
+
 /// Decides how the request of the record in `ex` becomes a URL, writing it
 /// into `into` (cleared first) when it has to be built: an origin-form
 /// target gets the record's scheme and host (the scheme from the record, or
 /// from its port, else `http`; a port that is not the scheme's default is
-/// kept), or else `base_prefix` (`--base`'s `scheme://authority`, with the
-/// record's scheme instead of the base's when the record has one).
+/// kept), or else `base_prefix` ([`base_prefix`] of `--base`: its
+/// `scheme://authority`, with the record's scheme instead of the base's
+/// when the record has one and the base a host; empty for an opaque-path
+/// base, which rejects the record as [`LineError::OpaqueBase`]).
 ///
 /// ```
 /// use canonurl::log::{request_url, Extracted, RequestUrl, Scheme};
@@ -187,12 +203,17 @@ fn build_request_url(
             RequestUrl::Built { prefix }
         }
         Ok(RequestTarget::Origin) => match base_prefix {
+            // An opaque-path base (see `base_prefix`): no path resolves
+            // against it.
+            Some([]) => RequestUrl::Error(LineError::OpaqueBase),
             Some(base) => {
                 into.clear();
-                // The record's scheme (logged, or `--scheme`) over the base's.
+                // The record's scheme (logged, or `--scheme`) over the base's,
+                // when the base has a host to carry over (`file:///srv/`
+                // has none: `https:///x` would make `x` the host).
                 let authority = memchr::memmem::find(base, b"://").map_or(0, |i| i + 3);
                 match ex.scheme.or(scheme) {
-                    Some(scheme) if authority > 0 => {
+                    Some(scheme) if authority > 0 && authority < base.len() => {
                         into.extend_from_slice(scheme.as_str().as_bytes());
                         into.extend_from_slice(b"://");
                         into.extend_from_slice(&base[authority..]);

@@ -1,6 +1,7 @@
 //! The JSON Lines writer: one object per row. A value the row does not
 //! have is left out (a rejected line has no `url`), except the dedup key of
-//! a URL the key profile rejected, which is `null`.
+//! a URL the key profile rejected, which is `null`. The 64-bit keys are
+//! strings (`"key":"-3"`), so that no JSON reader rounds them.
 
 use crate::log::{Field, RecordColumn};
 
@@ -52,13 +53,13 @@ fn value(column: Column, row: &Row<'_>, out: &mut Vec<u8>) {
             out,
         ),
         Column::Url => string(row.url.unwrap_or_default(), out),
-        Column::Key => push_int(out, row.url_key().unwrap_or_default()),
+        Column::Key => key(row.url_key().unwrap_or_default(), out),
         Column::Dedup => match row.dedup {
             Some(d) => string(d, out),
             None => out.extend_from_slice(b"null"),
         },
         Column::DedupKey => match row.dedup {
-            Some(d) => push_int(out, super::key(d)),
+            Some(d) => key(super::key(d), out),
             None => out.extend_from_slice(b"null"),
         },
         Column::Rules => {
@@ -104,6 +105,14 @@ fn record_value(c: RecordColumn, row: &Row<'_>, out: &mut Vec<u8>) {
         Some(t) => string(t, out),
         None => out.extend_from_slice(b"null"),
     }
+}
+
+/// A 64-bit key as a JSON string (`"-3"`): jq, JavaScript and most JSON
+/// readers take numbers as doubles, which lose digits above 2^53.
+fn key(k: i64, out: &mut Vec<u8>) {
+    out.push(b'"');
+    push_int(out, k);
+    out.push(b'"');
 }
 
 fn number(n: Option<impl itoa::Integer>, out: &mut Vec<u8>) {

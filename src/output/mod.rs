@@ -291,7 +291,7 @@ mod tests {
         );
         assert_eq!(
             render(&opts(OutputFormat::Jsonl, Mode::Records), &row),
-            format!("{{\"line\":7,\"url\":\"http://a/b\",\"key\":{k},\"target\":\"/b\\t\"}}\n")
+            format!("{{\"line\":7,\"url\":\"http://a/b\",\"key\":\"{k}\",\"target\":\"/b\\t\"}}\n")
         );
         let reject = Row {
             line: 8,
@@ -329,7 +329,7 @@ mod tests {
         o.output = OutputFormat::Jsonl;
         assert_eq!(
             render(&o, &row),
-            "{\"field\":\"referer\",\"url\":\"http://a/\",\"key\":-3,\"count\":12}\n"
+            "{\"field\":\"referer\",\"url\":\"http://a/\",\"key\":\"-3\",\"count\":12}\n"
         );
     }
 }

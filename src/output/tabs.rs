@@ -106,6 +106,27 @@ fn rules(row: &Row<'_>, out: &mut Vec<u8>) {
     });
 }
 
+/// `--rejects` lines: [`escape`], and every other control byte (C0, DEL)
+/// as `\xNN`, so that a rejected line is one line of the file and `head
+/// rejects.txt` cannot send an escape sequence to a terminal.
+pub(crate) fn escape_controls(bytes: &[u8], out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for &b in bytes {
+        match b {
+            b'\\' | b'\t' | b'\n' | b'\r' => escape(&[b], out),
+            0..=0x1F | 0x7F => {
+                out.extend_from_slice(&[
+                    b'\\',
+                    b'x',
+                    HEX[usize::from(b >> 4)],
+                    HEX[usize::from(b & 15)],
+                ]);
+            }
+            _ => out.push(b),
+        }
+    }
+}
+
 /// TSV field escaping: `\` `\t` `\n` `\r` as backslash escapes, so a field
 /// never splits a row or a column.
 pub(crate) fn escape(bytes: &[u8], out: &mut Vec<u8>) {

@@ -197,9 +197,8 @@ impl Summary {
     pub fn to_text(&self) -> String {
         let s = &self.stats;
         let mut t = String::new();
-        let mb = s.bytes as f64 / 1e6;
         let rate = if self.seconds > 0.0 {
-            mb / self.seconds
+            s.bytes as f64 / self.seconds
         } else {
             0.0
         };
@@ -214,11 +213,12 @@ impl Summary {
             if f.compression != "none" {
                 let _ = write!(t, ", {}", f.compression);
             }
-            let _ = write!(t, ", {} lines", f.stats.lines);
+            let _ = writeln!(t, ", {} lines", f.stats.lines);
+            // Its own line: a long reason (a path, an OS error) stays whole
+            // and the input's line does not hide it.
             if let Some(e) = &f.error {
-                let _ = write!(t, ", ERROR: {e}");
+                let _ = writeln!(t, "    failed: {e}");
             }
-            t.push('\n');
         }
         for f in &self.inputs_skipped {
             let _ = writeln!(t, "  input {}: skipped ({})", f.name, f.reason);
@@ -238,11 +238,17 @@ impl Summary {
         if let Some(d) = self.distinct {
             let _ = writeln!(t, "  distinct  {:>12}", d);
         }
-        if let Some(p) = self.spill {
+        // Nothing spilled (the usual run): no line; `--stats-json` still
+        // has the table's peak.
+        if let Some(p) = self.spill.filter(|p| p.runs > 0 || p.bytes > 0) {
             let _ = writeln!(
                 t,
-                "  spilled   {:>12}   runs, {} bytes (table peak {} of {} bytes, {} spills)",
-                p.runs, p.bytes, p.table_peak, p.memory_limit, p.table_spills
+                "  spilled   {:>12}   in {} runs (table peak {} of {}, {} spills)",
+                human_bytes(p.bytes),
+                p.runs,
+                human_bytes(p.table_peak),
+                human_bytes(p.memory_limit),
+                p.table_spills
             );
         }
         if let Some(on) = self.rules {
@@ -268,8 +274,11 @@ impl Summary {
         }
         let _ = writeln!(
             t,
-            "  bytes     {:>12}   ({:.1} MB in {:.3} s, {:.1} MB/s)",
-            s.bytes, mb, self.seconds, rate
+            "  bytes     {:>12}   ({} bytes in {:.3} s, {}/s)",
+            human_bytes(s.bytes),
+            s.bytes,
+            self.seconds,
+            human_bytes(rate as u64)
         );
         t
     }
@@ -422,4 +431,19 @@ fn json_string(out: &mut String, bytes: &[u8]) {
     let mut v = Vec::new();
     crate::output::jsonl::string(bytes, &mut v);
     out.push_str(&String::from_utf8_lossy(&v));
+}
+/// A size in binary units, as the progress bar writes them: `512 B`,
+/// `3.2 KiB`, `12.0 MiB`, `1.5 GiB`.
+pub(crate) fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
 }

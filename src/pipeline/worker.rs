@@ -20,7 +20,7 @@ use crate::canon::surt::surt;
 use crate::input::range::read_owned_lines;
 use crate::input::Piece;
 use crate::log::info::Info;
-use crate::log::{request_url_of, RequestUrl, Skip};
+use crate::log::{base_prefix, request_url_of, RequestUrl, Skip};
 use crate::log::{Extract, Extracted, Field, Line, LineError, LogFormat, RecordReader};
 use crate::output::{Columns, Row, KEY_SEED};
 use crate::url::simd::{self, Chunk};
@@ -215,10 +215,7 @@ impl Worker {
         let distinct = matches!(opts.mode, Mode::Unique | Mode::Count);
         let merges = opts.rule_merges && canon.rules().is_some() && distinct;
         canon.set_keep_before_rules(merges);
-        let base_prefix = opts.base.as_ref().map(|b| {
-            let end = b.parts().path_start as usize;
-            b.as_bytes()[..end].to_vec()
-        });
+        let base_prefix = opts.base.as_ref().map(|b| base_prefix(b).to_vec());
         let urls_only = (distinct || opts.output == OutputFormat::Plain)
             && !opts.key
             && !opts.explain
@@ -815,14 +812,15 @@ impl Worker {
         out: &mut PieceOut,
     ) {
         let opts = &*self.opts;
-        let both = opts.field == Field::Both && format != LogFormat::Plain;
         let pipe = opts.mode == Mode::Pipe;
         let plain = opts.output == OutputFormat::Plain;
         for (i, s) in slots.iter().enumerate() {
-            let field = match (both, i, opts.field) {
-                (false, _, _) => None,
-                (true, 0, _) => Some(Field::Request),
-                (true, _, _) => Some(Field::Referer),
+            // A `plain` line's one URL counts as a request, as in the
+            // distinct table: its `field` cell says so, not left empty.
+            let field = match (opts.field, i) {
+                (Field::Both, 0) => Some(Field::Request),
+                (Field::Both, _) => Some(Field::Referer),
+                _ => None,
             };
             let original = match (format, i, opts.field) {
                 (LogFormat::Plain, _, _) => line,

@@ -12,6 +12,7 @@ use super::distinct::Distinct;
 use super::stats::Summary;
 use super::worker::PieceOut;
 use super::{Done, Event, FileCtx, Mode, Options, OutputFormat, Sinks};
+use crate::output::tabs::escape_controls;
 use crate::output::Columns;
 
 /// What the writer does with the URLs of a piece, chosen once per run.
@@ -34,6 +35,8 @@ pub(super) struct Writer<'a, 's> {
     summary: Summary,
     /// Rejected lines described on stderr so far.
     described: usize,
+    /// A `--rejects` line's input name and bytes, escaped.
+    escaped: Vec<u8>,
 }
 
 impl<'a, 's> Writer<'a, 's> {
@@ -63,6 +66,7 @@ impl<'a, 's> Writer<'a, 's> {
             collect,
             summary,
             described: 0,
+            escaped: Vec::new(),
         }
     }
 
@@ -196,7 +200,11 @@ impl<'a, 's> Writer<'a, 's> {
             }
             if let Some(out) = self.sinks.rejects.as_mut() {
                 let mut itoa = itoa::Buffer::new();
-                out.write_all(ctx.name.as_bytes())?;
+                // Escaped, the name as the line: one rejected line per
+                // line, no raw control byte.
+                self.escaped.clear();
+                escape_controls(ctx.name.as_bytes(), &mut self.escaped);
+                out.write_all(&self.escaped)?;
                 out.write_all(b":")?;
                 out.write_all(itoa.format(line).as_bytes())?;
                 out.write_all(b"\t")?;
@@ -204,7 +212,9 @@ impl<'a, 's> Writer<'a, 's> {
                 out.write_all(b"\t")?;
                 out.write_all(itoa.format(r.at).as_bytes())?;
                 out.write_all(b"\t")?;
-                out.write_all(&result.rejected_lines[r.start..r.end])?;
+                self.escaped.clear();
+                escape_controls(&result.rejected_lines[r.start..r.end], &mut self.escaped);
+                out.write_all(&self.escaped)?;
                 out.write_all(b"\n")?;
             }
         }

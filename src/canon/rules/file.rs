@@ -367,7 +367,7 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// ` (did you mean 'x'?)` or nothing.
-fn hint<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn hint<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
     closest(word, candidates).map_or(String::new(), |c| format!(" (did you mean {}?)", quoted(c)))
 }
 

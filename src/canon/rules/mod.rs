@@ -874,7 +874,11 @@ impl Edit {
         let rule = |name: &str| {
             Rule::from_name(name).ok_or_else(|| {
                 let names: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
-                format!("unknown rule '{name}' (rules: {})", names.join(", "))
+                match file::hint(name, names.iter().copied()) {
+                    // `+fragmnt`: the slip's fix alone, not 20 names.
+                    h if !h.is_empty() => format!("unknown rule '{name}'{h}"),
+                    _ => format!("unknown rule '{name}' (rules: {})", names.join(", ")),
+                }
             })
         };
         if let Some((name, value)) = s.split_once('=') {
