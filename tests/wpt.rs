@@ -301,6 +301,9 @@ fn not_one_line(input: &str) -> Option<&'static str> {
     }
 }
 
+/// An input and its expected href (`None` for a failure).
+type CommandCase = (String, Option<String>);
+
 /// Every case of urltestdata.json through the binary, as a person would run
 /// it: one `canonurl -f plain --pipe --profile whatwg [--base B]` per base,
 /// each input a line, each output line the expected href, or empty where
@@ -312,9 +315,8 @@ fn urltestdata_through_the_command() {
         return;
     };
     let (json, _) = read_json(&data.join("wpt-url").join("urltestdata.json"));
-    // Per base (`None`: no --base), its cases: input and expected href
-    // (`None` for a failure).
-    let mut groups: Vec<(Option<String>, Vec<(String, Option<String>)>)> = Vec::new();
+    // Per base (`None`: no --base), its cases.
+    let mut groups: Vec<(Option<String>, Vec<CommandCase>)> = Vec::new();
     let mut excluded: std::collections::BTreeMap<&str, usize> = Default::default();
     let mut total = 0;
     for case in json_objects(&json) {
