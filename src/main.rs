@@ -418,9 +418,9 @@ struct Cli {
     ///
     /// Plain, gzip, zstd, xz or bzip2 (recognised by their first bytes). A
     /// directory is read recursively, its files in byte order of their
-    /// paths, skipping hidden files and directories, binary files and
-    /// symbolic links to directories (see --glob; --stats lists the
-    /// skipped).
+    /// paths, skipping hidden files and directories, binary files, files
+    /// of no log format detected (with a warning) and symbolic links to
+    /// directories (see --glob; --stats lists the skipped).
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
 }
@@ -1271,19 +1271,20 @@ fn expand_dirs(
 /// directory that could not be listed is an input with an error (exit 2),
 /// and a directory of which no file was read is said so.
 fn dirs_read(walked: &[cli::inputs::Walked], summary: &mut Summary) {
-    let binary: std::collections::HashSet<&str> = summary
+    // The files the reader skipped (binary, no format detected).
+    let not_read: std::collections::HashMap<&str, &'static str> = summary
         .inputs_skipped
         .iter()
-        .map(|s| s.name.as_str())
+        .map(|s| (s.name.as_str(), s.reason))
         .collect();
     let mut notes = Vec::new();
     for w in walked {
-        let skipped_binary = w
+        let reasons: Vec<&'static str> = w
             .files
             .iter()
-            .filter(|f| binary.contains(f.display().to_string().as_str()))
-            .count();
-        notes.extend(cli::inputs::nothing_read(w, skipped_binary));
+            .filter_map(|f| not_read.get(f.display().to_string().as_str()).copied())
+            .collect();
+        notes.extend(cli::inputs::nothing_read(w, &reasons));
     }
     for w in walked {
         summary.inputs_skipped.extend(w.skipped.iter().cloned());

@@ -157,14 +157,14 @@ pub struct FileReport {
 
 /// An input that was not read, and why: a file found in a directory
 /// argument that is hidden (its name starts with `.`), binary (a NUL byte
-/// in its first decompressed bytes), or a symbolic link to a directory,
-/// which is not followed.
+/// in its first decompressed bytes), of no log format that could be
+/// detected, or a symbolic link to a directory, which is not followed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SkippedInput {
     /// Its path, as in diagnostics.
     pub name: String,
-    /// `hidden`, `binary`, `symlinked-directory`, `broken-symlink` or
-    /// `not-a-file` (a socket, a FIFO, a device).
+    /// `hidden`, `binary`, `unknown-format`, `symlinked-directory`,
+    /// `broken-symlink` or `not-a-file` (a socket, a FIFO, a device).
     pub reason: &'static str,
 }
 

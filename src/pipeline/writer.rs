@@ -131,7 +131,14 @@ impl<'a, 's> Writer<'a, 's> {
                 }
             }
             Event::End(None) => {}
-            Event::Skipped(skipped) => self.summary.inputs_skipped.push(skipped),
+            Event::Skipped(skipped, why) => {
+                writeln!(
+                    self.sinks.diag,
+                    "canonurl: warning: {}: skipped: {why}",
+                    skipped.name
+                )?;
+                self.summary.inputs_skipped.push(skipped);
+            }
         }
         Ok(())
     }
