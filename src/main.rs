@@ -684,7 +684,7 @@ fn run(cli: Cli) -> Result<u8, String> {
         Ok(s) => s,
         // A temporary file of --memory's runs: the message names the directory.
         Err(e) if pipeline::is_spill_error(&e) => return Err(e.to_string()),
-        // The reader of our output went away (`| head`): not an error.
+        // A broken pipe elsewhere (stderr): quiet, as a closed stdout.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(0),
         Err(e) => {
             let name = cli
@@ -722,6 +722,11 @@ fn run(cli: Cli) -> Result<u8, String> {
                 skip.name()
             );
         }
+    }
+    if summary.output_closed {
+        // The reader of our output went away (`| head`): the run ends
+        // quietly, as a success, with what was read until then reported.
+        return Ok(0);
     }
     if let Some(message) = nothing_written(&summary.stats) {
         eprintln!("{message}");

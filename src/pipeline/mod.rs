@@ -315,7 +315,14 @@ fn run_with(
         }
         drop(job_rx);
         drop(done_tx);
-        let writer = writer::Writer::new(&opts, sinks, free_tx, out_free_tx, &raw_read);
+        let writer = writer::Writer::new(
+            &opts,
+            sinks,
+            free_tx,
+            out_free_tx,
+            &raw_read,
+            [&stop, &follow_stop],
+        );
         let result = writer.run(done_rx, started);
         if result.is_err() {
             // Output failed: stop reading; workers drain and exit.

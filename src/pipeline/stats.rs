@@ -185,6 +185,10 @@ pub struct Summary {
     pub rules: Option<RuleMask>,
     /// `--unique`/`--count`: the distinct table's memory and spills.
     pub spill: Option<SpillStats>,
+    /// The output was closed early (its reader went away, as `| head`
+    /// does): the run stopped reading there, and the counts are of what
+    /// was read until then.
+    pub output_closed: bool,
 }
 
 impl Summary {
@@ -222,6 +226,12 @@ impl Summary {
         }
         for f in &self.inputs_skipped {
             let _ = writeln!(t, "  input {}: skipped ({})", f.name, f.reason);
+        }
+        if self.output_closed {
+            let _ = writeln!(
+                t,
+                "  output closed early (its reader went away): counts of the lines read until then"
+            );
         }
         let _ = writeln!(t, "  lines     {:>12}", s.lines);
         let _ = writeln!(t, "  emitted   {:>12}   ({} URLs)", s.emitted, s.urls);
@@ -411,7 +421,7 @@ impl Summary {
             json_string(&mut j, f.name.as_bytes());
             let _ = write!(j, ",\"reason\":\"{}\"}}", f.reason);
         }
-        j.push_str("]}");
+        let _ = write!(j, "],\"output_closed\":{}}}", self.output_closed);
         j
     }
 }
