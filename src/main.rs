@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 mod cli;
 
-use cli::term::{LineWriter, Progress, Ttys, When};
+use cli::term::{LineWriter, Progress, Shows, Ttys, When};
 
 /// Exit status when `--strict` or `--max-reject-rate` fails the run.
 const EXIT_REJECTS: u8 = 1;
@@ -637,12 +637,22 @@ fn run(cli: Cli) -> Result<u8, String> {
     };
     let ttys = Ttys::detect();
     let reads_stdin = sources.contains(&Source::Stdin);
+    let shows = if cli.follow {
+        Shows::Follow {
+            counts_at_end: options.mode == Mode::Count,
+        }
+    } else {
+        Shows::Bytes
+    };
     let mut progress = Progress::new(
         cli.progress,
         ttys,
-        cli.output.is_none(),
+        (cli.output.is_none(), options.mode == Mode::Count),
         reads_stdin,
         &sources,
+        shows,
+        // `--follow` handles them itself: the first ends the input.
+        !cli.follow,
     );
     let bar = progress.bar().cloned();
 
@@ -666,7 +676,7 @@ fn run(cli: Cli) -> Result<u8, String> {
     };
     // `io::Stderr` takes its lock per write, never across the run.
     let mut diag = LineWriter::new(io::stderr(), bar);
-    let mut tick = |raw: u64| progress.tick(raw);
+    let mut tick = |raw: u64, lines: u64| progress.tick(raw, lines);
     let result = pipeline::run(
         &sources,
         &options,

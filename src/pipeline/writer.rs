@@ -208,7 +208,10 @@ impl<'a, 's> Writer<'a, 's> {
         }
         self.summary.stats.merge(&result.stats);
         if let Some(p) = self.sinks.progress.as_mut() {
-            p(self.raw_read.load(Ordering::Relaxed));
+            p(
+                self.raw_read.load(Ordering::Relaxed),
+                self.summary.stats.lines,
+            );
         }
         result.clear();
         let _ = self.out_free.send(result);
