@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 mod cli;
 
-use cli::term::{LineWriter, Progress, Ttys, When};
+use cli::term::{LineWriter, Progress, Shows, Ttys, When};
 
 /// Exit status when `--strict` or `--max-reject-rate` fails the run.
 const EXIT_REJECTS: u8 = 1;
@@ -511,9 +511,9 @@ struct Cli {
     ///
     /// Plain, gzip, zstd, xz or bzip2 (recognised by their first bytes). A
     /// directory is read recursively, its files in byte order of their
-    /// paths, skipping hidden files and directories, binary files and
-    /// symbolic links to directories (see --glob; --stats lists the
-    /// skipped).
+    /// paths, skipping hidden files and directories, binary files, files
+    /// of no log format detected (with a warning) and symbolic links to
+    /// directories (see --glob; --stats lists the skipped).
     #[arg(value_name = "FILE", hide_short_help = true)]
     files: Vec<PathBuf>,
 }
@@ -781,12 +781,22 @@ fn run(cli: Cli) -> Result<u8, String> {
     };
     let ttys = Ttys::detect();
     let reads_stdin = sources.contains(&Source::Stdin);
+    let shows = if cli.follow {
+        Shows::Follow {
+            counts_at_end: options.mode == Mode::Count,
+        }
+    } else {
+        Shows::Bytes
+    };
     let mut progress = Progress::new(
         cli.progress,
         ttys,
-        cli.output.is_none(),
+        (cli.output.is_none(), options.mode == Mode::Count),
         reads_stdin,
         &sources,
+        shows,
+        // `--follow` handles them itself: the first ends the input.
+        !cli.follow,
     );
     let bar = progress.bar().cloned();
 
@@ -810,7 +820,7 @@ fn run(cli: Cli) -> Result<u8, String> {
     };
     // `io::Stderr` takes its lock per write, never across the run.
     let mut diag = LineWriter::new(io::stderr(), bar);
-    let mut tick = |raw: u64| progress.tick(raw);
+    let mut tick = |raw: u64, lines: u64| progress.tick(raw, lines);
     let result = pipeline::run(
         &sources,
         &options,
@@ -828,7 +838,7 @@ fn run(cli: Cli) -> Result<u8, String> {
         Ok(s) => s,
         // A temporary file of --memory's runs: the message names the directory.
         Err(e) if pipeline::is_spill_error(&e) => return Err(e.to_string()),
-        // The reader of our output went away (`| head`): not an error.
+        // A broken pipe elsewhere (stderr): quiet, as a closed stdout.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(0),
         Err(e) => {
             let name = cli
@@ -866,6 +876,11 @@ fn run(cli: Cli) -> Result<u8, String> {
                 skip.name()
             );
         }
+    }
+    if summary.output_closed {
+        // The reader of our output went away (`| head`): the run ends
+        // quietly, as a success, with what was read until then reported.
+        return Ok(0);
     }
     if let Some(message) = nothing_written(&summary.stats) {
         eprintln!("{message}");
@@ -1408,19 +1423,20 @@ fn expand_dirs(
 /// directory that could not be listed is an input with an error (exit 2),
 /// and a directory of which no file was read is said so.
 fn dirs_read(walked: &[cli::inputs::Walked], summary: &mut Summary) {
-    let binary: std::collections::HashSet<&str> = summary
+    // The files the reader skipped (binary, no format detected).
+    let not_read: std::collections::HashMap<&str, &'static str> = summary
         .inputs_skipped
         .iter()
-        .map(|s| s.name.as_str())
+        .map(|s| (s.name.as_str(), s.reason))
         .collect();
     let mut notes = Vec::new();
     for w in walked {
-        let skipped_binary = w
+        let reasons: Vec<&'static str> = w
             .files
             .iter()
-            .filter(|f| binary.contains(f.display().to_string().as_str()))
-            .count();
-        notes.extend(cli::inputs::nothing_read(w, skipped_binary));
+            .filter_map(|f| not_read.get(f.display().to_string().as_str()).copied())
+            .collect();
+        notes.extend(cli::inputs::nothing_read(w, &reasons));
     }
     for w in walked {
         summary.inputs_skipped.extend(w.skipped.iter().cloned());

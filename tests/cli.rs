@@ -342,6 +342,62 @@ fn broken_pipe_exits_quietly() {
 }
 
 #[test]
+fn stats_survive_a_closed_stdout() {
+    // `canonurl --unique --stats FILE 2>err | head -5`: the run ends
+    // quietly when head has its lines, and still says what it read.
+    let mut log = Vec::new();
+    for i in 0..200_000 {
+        log.extend_from_slice(
+            format!(
+                "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /p{i} HTTP/1.1\" 200 1 \"-\" \"ua\"\n"
+            )
+            .as_bytes(),
+        );
+    }
+    let file = scratch_file("closed-stdout.log", &log);
+    let json = file.with_extension("stats.json");
+    let err = file.with_extension("err");
+    let rc = file.with_extension("rc");
+    for mode in ["--unique", "--pipe", "--count"] {
+        let _ = std::fs::remove_file(&json);
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg("{ \"$0\" \"$1\" --stats --stats-json \"$2\" \"$3\" 2>\"$4\"; echo $? >\"$5\"; } | head -5")
+            .arg(env!("CARGO_BIN_EXE_canonurl"))
+            .arg(mode)
+            .arg(&json)
+            .arg(&file)
+            .arg(&err)
+            .arg(&rc)
+            .env_remove("CANONURL_CONFIG_PATH")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{mode}: {:?}", out.status);
+        assert_eq!(lines(&out.stdout).len(), 5, "{mode}");
+        let err = std::fs::read_to_string(&err).unwrap();
+        // canonurl's own exit status: 0, as for a run read to its end.
+        assert_eq!(
+            std::fs::read_to_string(&rc).unwrap().trim(),
+            "0",
+            "{mode}: {err}"
+        );
+        assert!(err.starts_with("canonurl statistics\n"), "{mode}: {err}");
+        assert!(!err.contains("cannot write"), "{mode}: {err}");
+        let stats: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).expect("--stats-json written"))
+                .unwrap();
+        let read = stats["lines"].as_u64().unwrap();
+        assert!((5..=200_000).contains(&read), "{mode}: {stats}");
+        assert_eq!(stats["inputs"][0]["lines"].as_u64(), Some(read), "{mode}");
+        // Every mode writes more than a pipe holds (--count at the end):
+        // the output was closed on each, and the statistics say so.
+        assert_eq!(stats["output_closed"], true, "{mode}");
+        assert!(err.contains("output closed early"), "{mode}: {err}");
+    }
+}
+
+#[test]
 fn help_exits_zero() {
     let output = canonurl(&["--help"], b"");
     assert_exit(&output, 0);

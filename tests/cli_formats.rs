@@ -124,13 +124,19 @@ Jan  3 09:47:04 host cron: and another
         "{err}"
     );
     // Bytes that are not UTF-8 are shown escaped, not replaced.
-    let out = run_canonurl(&[], b"\xff\xfe\x00\x01 \x02\n\x9c\x80 \x03\x04\n");
+    let out = run_canonurl(&[], b"\xff\xfe\x01 \x02\n\x9c\x80 \x03\x04\n");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("first line: \"\\xff\\xfe\\0\\x01 \\x02\""),
+        err.contains("first line: \"\\xff\\xfe\\x01 \\x02\""),
         "{err}"
     );
+    // With a NUL byte it is binary: said so, its bytes not shown.
+    let out = run_canonurl(&[], b"\xff\xfe\x00\x01 \x02\n\x9c\x80 \x03\x04\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("<stdin>: not a text log (binary"), "{err}");
+    assert!(!err.contains("first line"), "{err}");
 }
 
 #[test]

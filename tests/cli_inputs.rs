@@ -1,7 +1,10 @@
 //! Inputs as ripgrep users expect them: directories read recursively in
-//! byte order of their paths, hidden and binary files skipped and listed,
+//! byte order of their paths, hidden and binary files and files of no log
+//! format skipped and listed,
 //! `--glob`, xz and bzip2 read like gzip, and compressions that are not
 //! read named in the error.
+
+mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -374,6 +377,8 @@ fn truncated_xz_and_bzip2_are_reported() {
         assert!(v["inputs"][0]["error"]
             .as_str()
             .is_some_and(|s| s.contains("truncated")));
+        // The decoder's own words for it are no help to a reader.
+        assert!(!e.contains("failed to fill whole buffer"), "{name}: {e}");
         assert_eq!(v["inputs"][0]["compression"], name);
         // What came out before the cut is the start of the log.
         let got = out(&o);
@@ -431,4 +436,140 @@ fn lz4_zip_and_7z_are_named_not_taken_for_a_log_format() {
         }
         None => eprintln!("skipping: no `lz4` command on this machine"),
     }
+}
+
+// ---------------------------------------------------------------------------
+// Files that are not logs
+
+/// An nginx error log: its lines quote the request, as an access log's do,
+/// but no access log format reads them.
+const NGINX_ERROR_LOG: &[u8] = b"\
+2024/05/01 10:00:00 [error] 1234#1234: *5 open() \"/usr/share/nginx/html/x.png\" failed (2: No such file or directory), client: 1.2.3.4, server: _, request: \"GET /x.png HTTP/1.1\", host: \"example.com\"
+2024/05/01 10:00:01 [notice] 1234#1234: signal process started
+";
+
+const APACHE_ERROR_LOG: &[u8] = b"\
+[Wed May 01 10:00:00.123456 2024] [core:error] [pid 4321:tid 1234] [client 1.2.3.4:5678] AH00128: File does not exist: /var/www/html/x.png
+[Wed May 01 10:00:01.000001 2024] [mpm_event:notice] [pid 4321:tid 1234] AH00489: Apache/2.4.58 configured -- resuming normal operations
+";
+
+const README: &[u8] = b"\
+Logs of the web server
+======================
+
+These are rotated daily; see the wiki for where older ones are kept.
+";
+
+#[test]
+fn files_found_of_no_log_format_are_skipped_with_a_warning() {
+    let d = scratch("not-logs");
+    put(&d.join("access.log"), &rec("/access"));
+    put(&d.join("access.log.2.gz"), &gzip(&rec("/access-2")));
+    put(&d.join("error.log"), NGINX_ERROR_LOG);
+    put(&d.join("httpd/error_log"), APACHE_ERROR_LOG);
+    put(&d.join("README"), README);
+    put(&d.join("core"), b"\x7fELF\x02\x01\x01\x00\x00\x00\x00");
+    let sources = common::shared_data_path().join("SOURCES.md");
+    let with_sources = sources.is_file();
+    if with_sources {
+        std::fs::copy(&sources, d.join("SOURCES.md")).unwrap();
+    } else {
+        println!(
+            "note: {} absent: the shared SOURCES.md not tried",
+            sources.display()
+        );
+    }
+    let (o, v) = stats(&d, &["--count", s(&d)]);
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert_eq!(out(&o), "/access\t1\n/access-2\t1\n");
+    let mut want = vec![
+        ("README", "unknown-format"),
+        ("core", "binary"),
+        ("error.log", "unknown-format"),
+        ("httpd/error_log", "unknown-format"),
+    ];
+    if with_sources {
+        want.push(("SOURCES.md", "unknown-format"));
+    }
+    want.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let j = |n: &str| d.join(n).display().to_string();
+    let want: Vec<(String, String)> = want
+        .into_iter()
+        .map(|(n, r)| (j(n), r.to_string()))
+        .collect();
+    let skipped: Vec<(String, String)> = v["inputs_skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["name"].as_str().unwrap().to_string(),
+                i["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(skipped, want, "{e}");
+    // Only the logs are inputs read.
+    assert_eq!(v["inputs"].as_array().unwrap().len(), 2, "{v}");
+    for (name, reason) in &want {
+        // One warning each, naming the file and why.
+        let warning = format!("canonurl: warning: {name}: skipped: ");
+        assert_eq!(e.matches(&warning).count(), 1, "{warning:?} in {e}");
+        let why = e[e.find(&warning).unwrap() + warning.len()..]
+            .lines()
+            .next()
+            .unwrap();
+        let expected = match reason.as_str() {
+            "binary" => "not a text log",
+            _ => "cannot detect the log format",
+        };
+        assert!(why.starts_with(expected), "{name}: {why}");
+        // And --stats lists it.
+        assert!(
+            e.contains(&format!("input {name}: skipped ({reason})")),
+            "{e}"
+        );
+    }
+    // Named on the command line, a file of no format detected stays an
+    // error.
+    let o = canonurl(&[s(&d.join("access.log")), s(&d.join("error.log"))]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert_eq!(out(&o), "/access\n");
+    assert!(
+        err(&o).contains(&format!(
+            "canonurl: {}: cannot detect the log format",
+            s(&d.join("error.log"))
+        )),
+        "{}",
+        err(&o)
+    );
+    // All skipped: the directory says so.
+    let only = scratch("not-logs-only");
+    put(&only.join("error.log"), NGINX_ERROR_LOG);
+    put(&only.join("core"), b"\x7fELF\x02\x01\x01\x00\x00");
+    let o = canonurl(&[s(&only)]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        err(&o).contains("no file read from this directory: skipped 1 binary, 1 unknown-format"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn a_binary_file_named_is_not_a_text_log() {
+    let d = scratch("named-binary");
+    let png = d.join("image.png");
+    put(&png, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00");
+    let o = canonurl(&[s(&png)]);
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains(&format!("canonurl: {}: not a text log (binary", s(&png))),
+        "{e}"
+    );
+    // Its bytes are no "first line" to show.
+    assert!(!e.contains("first line"), "{e}");
+    assert!(!e.contains("PNG"), "{e}");
 }

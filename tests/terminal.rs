@@ -267,6 +267,13 @@ fn readme_main_job_exits_with_stderr_at_a_terminal() {
             "diagnostics not shown whole: {}",
             common::show(&screen)
         );
+        // A run this short draws no bar at all: one drawn and cleared in a
+        // blink is noise, and a screen shared with `| head` kept it.
+        assert!(
+            !shows_progress(&run.screen),
+            "attempt {attempt}: a bar on a short run: {}",
+            common::show(&run.screen)
+        );
     }
 }
 
@@ -300,12 +307,24 @@ fn large_file_shows_a_bar_and_exits() {
         Duration::from_secs(600),
     );
     assert!(run.status.success(), "{:?}", run.status);
+    // The bar is drawn once the run has lasted a second (a fast machine
+    // may read it all sooner; `a_bar_drawn_is_cleared_when_a_signal_ends_the_run`
+    // draws one for sure), and cleared at the end.
+    if run.after_input > 1.5 {
+        assert!(
+            shows_progress(&run.screen),
+            "no progress bar in {:.1} s on a {size}-byte file: {}",
+            run.after_input,
+            common::show(&run.screen[..run.screen.len().min(400)])
+        );
+    } else if run.after_input < 0.9 {
+        assert!(!shows_progress(&run.screen), "a bar before its delay");
+    }
     assert!(
-        shows_progress(&run.screen),
-        "no progress bar on a {size}-byte file: {}",
-        common::show(&run.screen[..run.screen.len().min(400)])
+        cleared_after(&run.screen, b"B/s"),
+        "the bar stayed: {}",
+        common::show(&run.screen[run.screen.len().saturating_sub(300)..])
     );
-    // The bar is cleared at the end: the last thing drawn erases the line.
     let stats: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.0.join("s.json")).unwrap()).unwrap();
     let counted: u64 = common::split_lines(&run.stdout)
@@ -528,4 +547,261 @@ fn broken_pipe_at_a_terminal_is_quiet() {
         "{}",
         common::show(&screen)
     );
+}
+
+/// Whether a progress bar's text was drawn: its glyphs or the words only
+/// the bar writes.
+fn shows_bar_text(screen: &[u8]) -> bool {
+    ["░", "█", "ETA", "B/s"]
+        .iter()
+        .any(|t| contains(screen, t.as_bytes()))
+}
+
+/// The position of the last `needle` in `hay`.
+fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).rposition(|w| w == needle)
+}
+
+/// Whether the last thing drawn of a bar (`drawn`: a piece of its text) was
+/// erased after it: indicatif clears a bar's line with `ESC [2K`.
+fn cleared_after(screen: &[u8], drawn: &[u8]) -> bool {
+    match (rfind(screen, drawn), rfind(screen, b"\x1b[2K")) {
+        (Some(d), Some(c)) => c > d,
+        (None, _) => true,
+        (Some(_), None) => false,
+    }
+}
+
+/// A log of `size` bytes or more: the sample repeated.
+fn big_log(dir: &Path, size: u64) -> PathBuf {
+    let path = dir.join("big.log");
+    let sample = std::fs::read(sample_log()).unwrap();
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let mut written = 0u64;
+    while written < size {
+        f.write_all(&sample).unwrap();
+        written += sample.len() as u64;
+    }
+    f.flush().unwrap();
+    path
+}
+
+/// The terminal's bytes as they arrive, readable while the child runs.
+fn live_screen(master: std::fs::File) -> std::sync::Arc<std::sync::Mutex<Vec<u8>>> {
+    let screen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let shared = std::sync::Arc::clone(&screen);
+    std::thread::spawn(move || {
+        let mut master = master;
+        let mut buf = [0u8; 64 * 1024];
+        loop {
+            match master.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => shared.lock().unwrap().extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+    });
+    screen
+}
+
+/// Waits for `child` to exit within `bound`, killing it and panicking if it
+/// does not.
+fn wait_for(child: &mut std::process::Child, bound: Duration, what: &str) -> ExitStatus {
+    let started = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if started.elapsed() > bound {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: did not exit within {bound:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Sends `signal` (a name `kill` knows: INT, TERM) to `child`.
+fn send_signal(child: &std::process::Child, signal: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(child.id().to_string())
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -{signal}");
+}
+
+#[test]
+fn head_at_a_terminal_leaves_no_bar() {
+    // `canonurl FILE | head -3` with the terminal as canonurl's stderr and
+    // head's stdout: head's lines and the bar shared the screen, and the
+    // bar stayed on it. A short input and one large enough that reading
+    // it whole would outlast the bar's delay.
+    let dir = TempDir::new("tty-pipe-head");
+    let big = big_log(&dir.0, 48 << 20);
+    let small = sample_log();
+    for run in 0..20 {
+        let log = if run % 2 == 0 { &small } else { &big };
+        let expected = run_piped(&[log.to_str().unwrap()]);
+        let first3: Vec<&[u8]> = common::split_lines(&expected.stdout)
+            .into_iter()
+            .take(3)
+            .collect();
+        let pty = openpty(None, None).unwrap();
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg("\"$0\" \"$1\" | head -3")
+            .arg(bin())
+            .arg(log)
+            .env_remove("CANONURL_CONFIG_PATH")
+            .env("TERM", "xterm-256color")
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(OwnedFd::try_clone(&pty.slave).unwrap()))
+            .stderr(Stdio::from(OwnedFd::try_clone(&pty.slave).unwrap()));
+        let mut child = cmd.spawn().unwrap();
+        drop(cmd);
+        drop(pty.slave);
+        let screen = drain(std::fs::File::from(pty.master));
+        let status = wait_for(&mut child, BOUND, "canonurl FILE | head -3");
+        assert!(status.success(), "run {run}: {status:?}");
+        let screen = screen.recv_timeout(Duration::from_secs(30)).unwrap();
+        assert!(
+            !shows_bar_text(&screen) && !screen.contains(&0x1b),
+            "run {run} ({}): a bar was drawn: {}",
+            log.display(),
+            common::show(&screen)
+        );
+        let text = screen_text(&screen);
+        let shown: Vec<&[u8]> = common::split_lines(&text)
+            .into_iter()
+            .filter(|l| !l.starts_with(b"canonurl: "))
+            .collect();
+        assert_eq!(
+            shown, first3,
+            "run {run}: the screen holds head's 3 lines and diagnostics, whole"
+        );
+    }
+}
+
+#[test]
+fn a_bar_drawn_is_cleared_when_a_signal_ends_the_run() {
+    // Lines arrive on stdin for as long as the test likes: the bar (a
+    // spinner: the size is unknown) is drawn after its delay; SIGINT then
+    // ends the run, and the bar must not stay on the screen.
+    for signal in ["INT", "TERM"] {
+        let pty = openpty(None, None).unwrap();
+        let mut cmd = Command::new(bin());
+        cmd.args(["--count", "-f", "combined"])
+            .env_remove("CANONURL_CONFIG_PATH")
+            .env("TERM", "xterm-256color")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(OwnedFd::try_clone(&pty.slave).unwrap()));
+        let mut child = cmd.spawn().unwrap();
+        drop(cmd);
+        drop(pty.slave);
+        let screen = live_screen(std::fs::File::from(pty.master));
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(&std::fs::read(sample_log()).unwrap())
+            .unwrap();
+        stdin.flush().unwrap();
+        let started = Instant::now();
+        while !contains(&screen.lock().unwrap(), b"B/s") {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "no bar drawn: {}",
+                common::show(&screen.lock().unwrap())
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // Not drawn before its delay.
+        assert!(started.elapsed() >= Duration::from_millis(900));
+        send_signal(&child, signal);
+        let status = wait_for(&mut child, BOUND, "canonurl after a signal");
+        drop(stdin);
+        {
+            use std::os::unix::process::ExitStatusExt;
+            let want = if signal == "INT" { 2 } else { 15 };
+            assert_eq!(status.signal(), Some(want), "{status:?}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let screen = screen.lock().unwrap().clone();
+        assert!(
+            cleared_after(&screen, b"B/s"),
+            "SIG{signal} left the bar on the screen: {}",
+            common::show(&screen[screen.len().saturating_sub(300)..])
+        );
+    }
+}
+
+#[test]
+fn follow_count_at_a_terminal_shows_it_is_waiting() {
+    // `canonurl --follow --count access.log` at a terminal writes nothing
+    // until Ctrl-C: a status line says that it runs and how far it got.
+    let dir = TempDir::new("tty-follow");
+    let log = dir.0.join("access.log");
+    let sample = std::fs::read(sample_log()).unwrap();
+    let lines = common::split_lines(&sample);
+    let (first, second) = lines.split_at(1000);
+    let join = |ls: &[&[u8]]| -> Vec<u8> {
+        ls.iter()
+            .flat_map(|l| l.iter().copied().chain([b'\n']))
+            .collect()
+    };
+    std::fs::write(&log, join(first)).unwrap();
+    let pty = openpty(None, None).unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args(["--follow", "--count", "-q", log.to_str().unwrap()])
+        .env_remove("CANONURL_CONFIG_PATH")
+        .env("TERM", "xterm-256color")
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(OwnedFd::try_clone(&pty.slave).unwrap()))
+        .stderr(Stdio::from(OwnedFd::try_clone(&pty.slave).unwrap()));
+    let mut child = cmd.spawn().unwrap();
+    drop(cmd);
+    drop(pty.slave);
+    let screen = live_screen(std::fs::File::from(pty.master));
+    let wait_for_text = |text: &[u8]| {
+        let started = Instant::now();
+        while !contains(&screen.lock().unwrap(), text) {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "{:?} not shown: {}",
+                String::from_utf8_lossy(text),
+                common::show(&screen.lock().unwrap())
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    wait_for_text(b"1000 lines read");
+    assert!(contains(&screen.lock().unwrap(), b"waiting for more"));
+    // The file grows: the line count follows.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    f.write_all(&join(second)).unwrap();
+    drop(f);
+    wait_for_text(format!("{} lines read", lines.len()).as_bytes());
+    send_signal(&child, "INT");
+    let status = wait_for(&mut child, BOUND, "canonurl --follow after SIGINT");
+    assert!(status.success(), "{status:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    let screen = screen.lock().unwrap().clone();
+    // The status line was cleared, and the counts shown whole.
+    assert!(
+        cleared_after(&screen, b"lines read"),
+        "{}",
+        common::show(&screen[screen.len().saturating_sub(300)..])
+    );
+    let expected = run_piped(&["--count", log.to_str().unwrap()]);
+    let text = screen_text(&screen);
+    for row in common::split_lines(&expected.stdout) {
+        let mut line = row.to_vec();
+        line.push(b'\n');
+        assert!(
+            contains(&text, &line),
+            "{} not shown whole",
+            common::show(row)
+        );
+    }
 }

@@ -1,8 +1,9 @@
 //! Directory arguments, as ripgrep users expect them: read recursively, the
 //! files in byte order of their paths, hidden files and directories (a name
 //! starting with `.`) skipped, `--glob` filtering the files found. Binary
-//! files are skipped by the reader, which sees their decompressed start
-//! ([`Source::Found`]).
+//! files, and files of no log format detected (error logs, READMEs), are
+//! skipped with a warning by the reader, which sees their decompressed
+//! start ([`Source::Found`]).
 //!
 //! Symbolic links: a link to a file is read as the file; a link to a
 //! directory is not followed (so no loop can form) and is noted as skipped.
@@ -187,15 +188,18 @@ pub fn walk(dir: &Path, globs: &Globs) -> Walked {
 }
 
 /// The notice for a directory argument of which no file was read: it was
-/// empty, or everything in it was skipped. `binary` is how many of its
-/// files the reader skipped as binary.
-pub fn nothing_read(w: &Walked, binary: usize) -> Option<String> {
-    if w.files.len() > binary {
+/// empty, or everything in it was skipped. `not_read`: the reasons of its
+/// files the reader skipped (`binary`, `unknown-format`).
+pub fn nothing_read(w: &Walked, not_read: &[&str]) -> Option<String> {
+    if w.files.len() > not_read.len() {
         return None;
     }
     let mut why = Vec::new();
-    if binary > 0 {
-        why.push(format!("{binary} binary"));
+    for reason in ["binary", "unknown-format"] {
+        let n = not_read.iter().filter(|&&r| r == reason).count();
+        if n > 0 {
+            why.push(format!("{n} {reason}"));
+        }
     }
     if w.excluded > 0 {
         why.push(format!("{} left out by --glob", w.excluded));

@@ -56,8 +56,9 @@ pub(super) enum Event {
     Start(Box<FileReport>),
     /// An input ended, maybe with an error.
     End(Option<String>),
-    /// An input was not read (a binary file found in a directory).
-    Skipped(stats::SkippedInput),
+    /// An input was not read (a file found in a directory that is binary
+    /// or of no format detected), and the warning that says why.
+    Skipped(stats::SkippedInput, String),
 }
 
 pub(super) enum Done {

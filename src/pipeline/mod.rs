@@ -221,8 +221,9 @@ pub struct Sinks<'a> {
     pub rejects: Option<&'a mut dyn Write>,
     /// Diagnostics (stderr).
     pub diag: &'a mut dyn Write,
-    /// Called after each piece with the raw (compressed) bytes read so far.
-    pub progress: Option<&'a mut dyn FnMut(u64)>,
+    /// Called after each piece with the raw (compressed) bytes read so far
+    /// and the lines counted so far.
+    pub progress: Option<&'a mut dyn FnMut(u64, u64)>,
 }
 
 /// Runs over `sources` in order. Errors of an input (unreadable, not a
@@ -315,7 +316,14 @@ fn run_with(
         }
         drop(job_rx);
         drop(done_tx);
-        let writer = writer::Writer::new(&opts, sinks, free_tx, out_free_tx, &raw_read);
+        let writer = writer::Writer::new(
+            &opts,
+            sinks,
+            free_tx,
+            out_free_tx,
+            &raw_read,
+            [&stop, &follow_stop],
+        );
         let result = writer.run(done_rx, started);
         if result.is_err() {
             // Output failed: stop reading; workers drain and exit.

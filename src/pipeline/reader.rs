@@ -14,6 +14,9 @@ use crate::input::{self, Chunker, Input, Piece, Source};
 use crate::log::detect::{detect_input, Undetected};
 use crate::log::LogFormat;
 
+/// Why a binary input is not read.
+const BINARY: &str = "not a text log (binary: a NUL byte in its first bytes)";
+
 /// How much of an input the format guess looks at.
 const DETECT_BYTES: usize = 64 * 1024;
 
@@ -186,22 +189,39 @@ impl<'a> Reader<'a> {
         // piece may end before a NUL that the rest of the read holds.
         let rest = chunker.carried();
         let rest = &rest[..rest.len().min(DETECT_BYTES - sample.len())];
-        if matches!(source, Source::Found(_))
-            && (input::is_binary(sample) || input::is_binary(rest))
-        {
+        let binary = input::is_binary(sample) || input::is_binary(rest);
+        // A file found in a directory is one of many, and directories of
+        // logs hold other files (error logs, READMEs, archives): one that
+        // is not a log of a format told is skipped with a warning. A file
+        // named on the command line was meant: there it is an error.
+        let found = matches!(source, Source::Found(_));
+        if found && binary {
             self.spare += 1;
-            self.event(Event::Skipped(SkippedInput {
+            let skipped = SkippedInput {
                 name: report.name,
                 reason: "binary",
-            }))?;
-            return Ok(None);
+            };
+            return self
+                .event(Event::Skipped(skipped, BINARY.to_string()))
+                .map(|()| None);
         }
         report.detected = opts.format.is_none();
         let detected = match detect_input(opts.format, opts.json_paths.as_ref(), sample) {
             Ok(detected) => detected,
             Err(undetected) => {
                 self.spare += 1;
-                report.error = Some(undetected_message(&undetected, sample));
+                let why = match binary {
+                    true => format!("{BINARY}; give the format with -f if it is a log"),
+                    false => undetected_message(&undetected, sample),
+                };
+                if found {
+                    let skipped = SkippedInput {
+                        name: report.name,
+                        reason: "unknown-format",
+                    };
+                    return self.event(Event::Skipped(skipped, why)).map(|()| None);
+                }
+                report.error = Some(why);
                 self.event(Event::Start(Box::new(report)))?;
                 return Ok(None);
             }
@@ -346,7 +366,9 @@ impl Reader<'_> {
 
 fn read_error(e: &io::Error) -> String {
     if e.kind() == io::ErrorKind::UnexpectedEof {
-        format!("input is truncated (compressed stream ends early): {e}")
+        // The decoder's own words (`failed to fill whole buffer`, from
+        // the read that found the end) say nothing more to a reader.
+        "input is truncated (compressed stream ends early)".to_string()
     } else {
         format!("read error: {e}")
     }

@@ -157,14 +157,14 @@ pub struct FileReport {
 
 /// An input that was not read, and why: a file found in a directory
 /// argument that is hidden (its name starts with `.`), binary (a NUL byte
-/// in its first decompressed bytes), or a symbolic link to a directory,
-/// which is not followed.
+/// in its first decompressed bytes), of no log format that could be
+/// detected, or a symbolic link to a directory, which is not followed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SkippedInput {
     /// Its path, as in diagnostics.
     pub name: String,
-    /// `hidden`, `binary`, `symlinked-directory`, `broken-symlink` or
-    /// `not-a-file` (a socket, a FIFO, a device).
+    /// `hidden`, `binary`, `unknown-format`, `symlinked-directory`,
+    /// `broken-symlink` or `not-a-file` (a socket, a FIFO, a device).
     pub reason: &'static str,
 }
 
@@ -185,6 +185,10 @@ pub struct Summary {
     pub rules: Option<RuleMask>,
     /// `--unique`/`--count`: the distinct table's memory and spills.
     pub spill: Option<SpillStats>,
+    /// The output was closed early (its reader went away, as `| head`
+    /// does): the run stopped reading there, and the counts are of what
+    /// was read until then.
+    pub output_closed: bool,
 }
 
 impl Summary {
@@ -222,6 +226,12 @@ impl Summary {
         }
         for f in &self.inputs_skipped {
             let _ = writeln!(t, "  input {}: skipped ({})", f.name, f.reason);
+        }
+        if self.output_closed {
+            let _ = writeln!(
+                t,
+                "  output closed early (its reader went away): counts of the lines read until then"
+            );
         }
         let _ = writeln!(t, "  lines     {:>12}", s.lines);
         let _ = writeln!(t, "  emitted   {:>12}   ({} URLs)", s.emitted, s.urls);
@@ -420,7 +430,7 @@ impl Summary {
             json_string(&mut j, f.name.as_bytes());
             let _ = write!(j, ",\"reason\":\"{}\"}}", f.reason);
         }
-        j.push_str("]}");
+        let _ = write!(j, "],\"output_closed\":{}}}", self.output_closed);
         j
     }
 }

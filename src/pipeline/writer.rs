@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender};
@@ -31,6 +31,8 @@ pub(super) struct Writer<'a, 's> {
     pub free: Sender<Vec<u8>>,
     pub out_free: Sender<Box<PieceOut>>,
     pub raw_read: &'a AtomicU64,
+    /// Set when the output is closed: the reader stops.
+    stop: [&'a AtomicBool; 2],
     collect: Collect,
     summary: Summary,
     /// Rejected lines described on stderr so far.
@@ -46,6 +48,7 @@ impl<'a, 's> Writer<'a, 's> {
         free: Sender<Vec<u8>>,
         out_free: Sender<Box<PieceOut>>,
         raw_read: &'a AtomicU64,
+        stop: [&'a AtomicBool; 2],
     ) -> Writer<'a, 's> {
         let mut summary = Summary::default();
         let rules = opts
@@ -63,6 +66,7 @@ impl<'a, 's> Writer<'a, 's> {
             free,
             out_free,
             raw_read,
+            stop,
             collect,
             summary,
             described: 0,
@@ -71,10 +75,17 @@ impl<'a, 's> Writer<'a, 's> {
     }
 
     /// Writes every result in input order until the workers are done.
+    ///
+    /// When the reader of the output goes away (`| head`), the output ends
+    /// there: the reader is stopped, and what was read until then is only
+    /// counted, so that the summary (`--stats`) says what was read; the
+    /// summary notes it ([`Summary::output_closed`]).
     pub(super) fn run(mut self, done: Receiver<Done>, started: Instant) -> io::Result<Summary> {
         let opts = self.opts;
         if opts.header && opts.output == OutputFormat::Tsv {
-            self.sinks.out.write_all(&Columns::new(opts).header())?;
+            let header = Columns::new(opts).header();
+            let written = self.sinks.out.write_all(&header);
+            self.output(written)?;
         }
         let mut waiting: BTreeMap<u64, Done> = BTreeMap::new();
         let mut next = 0u64;
@@ -85,7 +96,10 @@ impl<'a, 's> Writer<'a, 's> {
                     // Nothing ready: the input is slower than we are (a pipe
                     // from `tail -f`). Flush what was written so that it is
                     // seen now, not when the buffer fills.
-                    self.sinks.out.flush()?;
+                    if !self.summary.output_closed {
+                        let flushed = self.sinks.out.flush();
+                        self.output(flushed)?;
+                    }
                     match done.recv() {
                         Ok(msg) => msg,
                         Err(_) => break,
@@ -112,12 +126,31 @@ impl<'a, 's> Writer<'a, 's> {
                 total_rejected - described
             )?;
         }
-        if let Collect::Distinct(d) = self.collect {
-            d.finish(self.sinks.out, &mut self.summary)?;
+        if !self.summary.output_closed {
+            let written = match std::mem::replace(&mut self.collect, Collect::Stream) {
+                Collect::Distinct(d) => d.finish(self.sinks.out, &mut self.summary),
+                Collect::Stream => Ok(()),
+            }
+            .and_then(|()| self.sinks.out.flush());
+            self.output(written)?;
         }
-        self.sinks.out.flush()?;
         self.summary.seconds = started.elapsed().as_secs_f64();
         Ok(self.summary)
+    }
+
+    /// The result of a write to the output: a closed output (a broken pipe)
+    /// ends the output and stops the reader; other errors end the run.
+    fn output(&mut self, written: io::Result<()>) -> io::Result<()> {
+        match written {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.summary.output_closed = true;
+                for stop in self.stop {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                Ok(())
+            }
+            other => other,
+        }
     }
 
     fn event(&mut self, event: Event) -> io::Result<()> {
@@ -135,25 +168,33 @@ impl<'a, 's> Writer<'a, 's> {
                 }
             }
             Event::End(None) => {}
-            Event::Skipped(skipped) => self.summary.inputs_skipped.push(skipped),
+            Event::Skipped(skipped, why) => {
+                writeln!(
+                    self.sinks.diag,
+                    "canonurl: warning: {}: skipped: {why}",
+                    skipped.name
+                )?;
+                self.summary.inputs_skipped.push(skipped);
+            }
         }
         Ok(())
     }
 
     fn piece(&mut self, buf: Vec<u8>, mut result: Box<PieceOut>, ctx: &FileCtx) -> io::Result<()> {
-        match &mut self.collect {
-            Collect::Distinct(d) => {
-                for u in &result.distinct {
+        if !self.summary.output_closed {
+            let written = match &mut self.collect {
+                Collect::Distinct(d) => result.distinct.iter().try_for_each(|u| {
                     d.add(
                         self.sinks.out,
                         u.key,
                         u.field,
                         &result.out[u.start..u.end],
                         u.pre,
-                    )?;
-                }
-            }
-            Collect::Stream => self.sinks.out.write_all(&result.out)?,
+                    )
+                }),
+                Collect::Stream => self.sinks.out.write_all(&result.out),
+            };
+            self.output(written)?;
         }
         // The lines of this input before the piece: the pieces of an input
         // arrive in order, and each counts every one of its lines.
@@ -171,7 +212,10 @@ impl<'a, 's> Writer<'a, 's> {
         }
         self.summary.stats.merge(&result.stats);
         if let Some(p) = self.sinks.progress.as_mut() {
-            p(self.raw_read.load(Ordering::Relaxed));
+            p(
+                self.raw_read.load(Ordering::Relaxed),
+                self.summary.stats.lines,
+            );
         }
         result.clear();
         let _ = self.out_free.send(result);
