@@ -96,6 +96,24 @@ impl Compression {
         }
     }
 
+    /// The name of a compression or archive that `head` starts with and
+    /// that is recognised but not read (`lz4`, `zip`, `7z`, `lzip`, `rar`,
+    /// `compress`): the pipeline refuses such an input with an error that
+    /// names it and the command that decompresses it. [`sniff`](Self::sniff)
+    /// says `None` for these, as it does for plain text.
+    ///
+    /// ```
+    /// use canonurl::input::Compression;
+    ///
+    /// assert_eq!(Compression::unread(b"\x1f\x9d\x90"), Some("compress"));
+    /// assert_eq!(Compression::unread(b"\x04\x22\x4d\x18"), Some("lz4"));
+    /// assert_eq!(Compression::unread(b"\x1f\x8b\x08"), None); // gzip is read
+    /// assert_eq!(Compression::unread(b"GET / HTTP/1.1"), None);
+    /// ```
+    pub fn unread(head: &[u8]) -> Option<&'static str> {
+        stream::unread_compression(head).map(|(name, _)| name)
+    }
+
     /// `none`, `gzip`, `zstd`, `xz` or `bzip2`.
     pub fn name(self) -> &'static str {
         match self {

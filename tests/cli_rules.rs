@@ -221,7 +221,8 @@ fn rules_file_errors_name_the_line_and_the_key() {
     // Unknown sections.
     assert_eq!(
         rules_file_error("strict-4.toml", "[hosts]\nmatch = 'a'\n"),
-        "line 1: unknown section '[hosts]': the only section is [[host]] (did you mean [[host]]?)"
+        "line 1: unknown section '[hosts]' (did you mean [[host]]?): the sections are \
+         [[host]] (with [[host.path]] inside it) and [[path]] (before the first [[host]])"
     );
     let e = rules_file_error(
         "strict-5.toml",
@@ -571,5 +572,72 @@ fn readme_rule_table_is_generated_from_the_rule_table() {
     panic!(
         "README.md's rule table differs from Rule::markdown_table(); \
          rerun with CANONURL_BLESS=1 to write it. Expected:\n{table}"
+    );
+}
+
+/// Regression (issue 28): with the README's aliases under `safe`, a host
+/// with a trailing dot was aliased with the dot gone, and `--explain`
+/// showed only `host-alias`, `--stats` no `host-trailing-dot`, and
+/// `--rule -host-trailing-dot` kept nothing. Each rule that changes the URL
+/// is reported, and switching one off switches it off.
+#[test]
+fn host_alias_reports_and_obeys_host_trailing_dot() {
+    let rules = temp_file(
+        "cli-rules-alias-dot.toml",
+        "host-aliases = [\n  [\"203.0.113.7\", \"example.com\"],\n  \
+         [\"shuchao.cnblogs.com/\", \"www.cnblogs.com/shuchao/\"],\n]\n",
+    );
+    let rules = rules.to_str().unwrap();
+    let input = "http://shuchao.cnblogs.com./x\n";
+    let o = canonurl(
+        &[
+            "-f",
+            "plain",
+            "--profile",
+            "safe",
+            "--rules",
+            rules,
+            "--explain",
+        ],
+        input.as_bytes(),
+    );
+    assert_eq!(
+        lines(&o),
+        ["http://www.cnblogs.com/shuchao/x\thost-trailing-dot,host-alias"]
+    );
+    let o = canonurl(
+        &[
+            "-f",
+            "plain",
+            "--profile",
+            "safe",
+            "--rules",
+            rules,
+            "--explain",
+            "--rule",
+            "-host-trailing-dot",
+        ],
+        input.as_bytes(),
+    );
+    assert_eq!(lines(&o), ["http://www.cnblogs.com./shuchao/x\thost-alias"]);
+}
+
+/// Regression (issue 28): a misspelled `match` in a host section was
+/// reported as a missing `match`, without the key or its line.
+#[test]
+fn misspelled_match_is_named_with_its_line() {
+    let rules = temp_file(
+        "cli-rules-mach.toml",
+        "rules = [\"+www\"]\n\n[[host]]\nmach = \"a.com\"\nrules = [\"-www\"]\n",
+    );
+    let o = canonurl(
+        &["-f", "plain", "--rules", rules.to_str().unwrap()],
+        b"http://a.com/\n",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("line 4: host section 1: unknown key 'mach' (did you mean 'match'?)"),
+        "{err}"
     );
 }

@@ -475,3 +475,59 @@ fn too_long_combined_line_is_too_long_whatever_the_piece_size() {
         assert_eq!(small.0, big.0, "output, {threads} threads");
     }
 }
+
+// conservation, the 5-byte input [48, 228, 31, 157, 48] (2026-11-27, after
+// 134,713 runs): the file `1f 9d 30` starts with the magic of `compress`
+// (.Z), which the pipeline refuses with an error naming it (the command
+// exits 2). `Compression::sniff` says `None` for it, so the target took it
+// for text in a given format and asserted "a given format is used". The
+// target now asks `Compression::unread` too, and checks the refusal; this
+// test checks that the two agree with the pipeline for every compression
+// that is recognised and not read.
+#[test]
+fn compression_that_is_not_read_is_named_and_refused() {
+    use canonurl::input::Compression;
+    for (name, bytes) in [
+        ("compress", &[0x1f, 0x9d, 0x30][..]),
+        ("lz4", &[0x04, 0x22, 0x4d, 0x18, 0x64, 0x40, 0x0a][..]),
+        ("lz4", &[0x02, 0x21, 0x4c, 0x18][..]),
+        ("zip", b"PK\x03\x04\x14\x00\n"),
+        ("7z", b"7z\xbc\xaf\x27\x1c\x00"),
+        ("lzip", b"LZIP\x01"),
+        ("rar", b"Rar!\x1a\x07\x00"),
+    ] {
+        assert_eq!(Compression::sniff(bytes), Compression::None, "{name}");
+        assert_eq!(Compression::unread(bytes), Some(name));
+        let path = file(&format!("unread-{name}.log"), bytes);
+        for format in [None, Some(LogFormat::Combined), Some(LogFormat::Plain)] {
+            let (mut out, mut diag) = (Vec::new(), Vec::new());
+            let summary = pipeline::run(
+                &[Source::Path(path.clone())],
+                &Options {
+                    format,
+                    ..Options::default()
+                },
+                Sinks {
+                    out: &mut out,
+                    rejects: None,
+                    diag: &mut diag,
+                    progress: None,
+                },
+            )
+            .unwrap();
+            let report = &summary.files[0];
+            let error = report.error.as_deref().unwrap_or_default();
+            assert!(
+                error.contains(&format!("{name}-compressed input is not read")),
+                "{name} {format:?}: {error:?}"
+            );
+            assert_eq!(report.format, None);
+            assert_eq!((summary.stats.lines, summary.stats.bytes), (0, 0));
+            assert!(out.is_empty());
+        }
+    }
+    // What is read, or is text, is not named.
+    for text in [&b"\x1f\x8b\x08\x00"[..], b"GET / HTTP/1.1", b"\x1f", b""] {
+        assert_eq!(Compression::unread(text), None);
+    }
+}

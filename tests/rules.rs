@@ -2064,3 +2064,284 @@ fn sort_query_examples() {
     assert_eq!(show(&out), show(b"/x?Page=1&page=2&a=1&b=1&c=1"));
     println!("sort_query_examples: {} examples", examples.len() + 1);
 }
+
+// ---------------------------------------------------------------------------
+// Issue 28: rules bugs, each on the fused way (no host section) and the
+// in-place way (a host section no URL here has keeps the set from being
+// fused).
+
+/// A host section that no URL of these tests has.
+const UNFUSED: &str = "\n[[host]]\nmatch = \"never.invalid\"\nrules = [\"-www\"]\n";
+
+/// `with_rules` twice: the file as it is, and with [`UNFUSED`] after it.
+fn both_ways(profile: Profile, file: &str, edits: &str) -> [Canonicalizer; 2] {
+    [
+        with_rules(profile, Some(file), edits),
+        with_rules(profile, Some(&format!("{file}{UNFUSED}")), edits),
+    ]
+}
+
+/// `input` gives `want`, with `rule` among the rules that fired, and `want`
+/// is a fixed point.
+fn gives(c: &mut Canonicalizer, input: &str, want: &str, rule: Option<Rule>, what: &str) {
+    let mut out = Vec::new();
+    let r = canon(c, input.as_bytes(), &mut out).unwrap();
+    assert_eq!(show(&out), show(want.as_bytes()), "{what}: {input}");
+    if let Some(rule) = rule {
+        assert!(r.fired.has(rule), "{what}: {input}: fired {}", r.fired);
+    }
+    let mut again = Vec::new();
+    let second = canon(c, &out, &mut again).unwrap();
+    assert_eq!(
+        show(&again),
+        show(want.as_bytes()),
+        "{what}: {input}, second run"
+    );
+    assert!(second.fired.is_empty(), "{what}: {input}: {}", second.fired);
+}
+
+/// Regression (issue 28): names with `[` `]` (PHP arrays) never matched:
+/// the canonical query has `%5B%5D`, and the rules file's names were
+/// compared as written. A name now matches written raw or percent-encoded,
+/// in either hex case, in every list and in `defaults`' values.
+#[test]
+fn bracketed_parameter_names_match_raw_or_encoded() {
+    for name in ["a[]", "a%5B%5D", "a%5b%5d"] {
+        let keep = format!("keep-params = [\"{name}\", \"c\"]");
+        for (way, mut c) in both_ways(Profile::Safe, &keep, "").into_iter().enumerate() {
+            let what = format!("{keep} ({way})");
+            for input in ["http://h/?a[]=1&b=2&c=3", "http://h/?a%5B%5D=1&b=2&c=3"] {
+                gives(
+                    &mut c,
+                    input,
+                    "http://h/?a%5B%5D=1&c=3",
+                    Some(Rule::KeepParams),
+                    &what,
+                );
+            }
+        }
+        let drop = format!("drop-params = [\"{name}\"]");
+        for (way, mut c) in both_ways(Profile::Safe, &drop, "").into_iter().enumerate() {
+            let what = format!("{drop} ({way})");
+            gives(
+                &mut c,
+                "http://h/?a[]=1&a[]=2&c=3",
+                "http://h/?c=3",
+                Some(Rule::DropParams),
+                &what,
+            );
+            gives(
+                &mut c,
+                "http://h/?a%5b%5d=1",
+                "http://h/",
+                Some(Rule::DropParams),
+                &what,
+            );
+            // Not a prefix match: `a[x]` stays.
+            gives(
+                &mut c,
+                "http://h/?a[x]=1",
+                "http://h/?a%5Bx%5D=1",
+                None,
+                &what,
+            );
+        }
+        let defaults = format!("defaults = {{ \"{name}\" = \"[1]\" }}");
+        for (way, mut c) in both_ways(Profile::Safe, &defaults, "")
+            .into_iter()
+            .enumerate()
+        {
+            let what = format!("{defaults} ({way})");
+            gives(
+                &mut c,
+                "http://h/?a[]=[1]&c=3",
+                "http://h/?c=3",
+                Some(Rule::DefaultParams),
+                &what,
+            );
+            gives(
+                &mut c,
+                "http://h/?c=3&a%5B%5D=%5B1%5D",
+                "http://h/?c=3",
+                Some(Rule::DefaultParams),
+                &what,
+            );
+            gives(
+                &mut c,
+                "http://h/?a[]=1",
+                "http://h/?a%5B%5D=1",
+                None,
+                &what,
+            );
+        }
+    }
+    // Globs, the replacing and extending lists, and non-ASCII names.
+    let file = "extra-tracking-params = [\"utm[*]\"]\nstate-params = [\"café\"]\n\
+                extra-session-params = [\"s[]=hex32\"]";
+    for (way, mut c) in both_ways(Profile::Safe, file, "").into_iter().enumerate() {
+        let what = format!("lists ({way})");
+        gives(
+            &mut c,
+            "http://h/?utm[source]=x&b=1",
+            "http://h/?b=1",
+            Some(Rule::Tracking),
+            &what,
+        );
+        gives(
+            &mut c,
+            "http://h/?caf%C3%A9=1&b=1",
+            "http://h/?b=1",
+            Some(Rule::Session),
+            &what,
+        );
+        gives(
+            &mut c,
+            "http://h/?café=1&b=1",
+            "http://h/?b=1",
+            Some(Rule::Session),
+            &what,
+        );
+        let sid = "0123456789abcdef0123456789abcdef";
+        gives(
+            &mut c,
+            &format!("http://h/?s[]={sid}&b=1"),
+            "http://h/?b=1",
+            Some(Rule::Session),
+            &what,
+        );
+        gives(
+            &mut c,
+            "http://h/?s[]=1&b=1",
+            "http://h/?s%5B%5D=1&b=1",
+            None,
+            &what,
+        );
+    }
+    // `keep-position` and the per-host and per-path lists (in place only).
+    let file = "sort-query = \"key\"\nkeep-position = [\"z[]\"]\n\
+                [[host]]\nmatch = \"h\"\nkeep-params = [\"z[]\", \"a\", \"b[]\"]\n\
+                [[host.path]]\nprefix = \"/p/\"\ndrop-params = [\"b[]\"]\n";
+    let mut c = with_rules(Profile::Safe, Some(file), "");
+    gives(
+        &mut c,
+        "http://h/?z[]=1&b[]=2&a=3&x=4",
+        "http://h/?z%5B%5D=1&a=3&b%5B%5D=2",
+        None,
+        "host",
+    );
+    gives(
+        &mut c,
+        "http://h/x?b[]=2&z[]=1&a=3",
+        "http://h/x?a=3&z%5B%5D=1&b%5B%5D=2",
+        None,
+        "host",
+    );
+    gives(
+        &mut c,
+        "http://h/p/?b[]=2&a=3",
+        "http://h/p/?a=3",
+        Some(Rule::DropParams),
+        "path",
+    );
+}
+
+/// Regression (issue 28): a host alias replaced the host with its trailing
+/// dot, so `host-trailing-dot` neither fired (not in `--explain`, not in
+/// `--stats`) nor could be switched off. The dot is now left to that rule.
+#[test]
+fn host_alias_leaves_the_trailing_dot_to_its_rule() {
+    let file = "host-aliases = [\n  [\"203.0.113.7\", \"example.com\"],\n  \
+                [\"shuchao.cnblogs.com/\", \"www.cnblogs.com/shuchao/\"],\n  \
+                [\"ip.example\", \"198.51.100.1\"],\n]\n";
+    let mut out = Vec::new();
+    let mut c = with_rules(Profile::Safe, Some(file), "");
+    let r = canon(&mut c, b"http://shuchao.cnblogs.com./x", &mut out).unwrap();
+    assert_eq!(show(&out), show(b"http://www.cnblogs.com/shuchao/x"));
+    assert_eq!(
+        r.fired,
+        RuleMask::of(&[Rule::HostTrailingDot, Rule::HostAlias])
+    );
+    let mut c = with_rules(Profile::Safe, Some(file), "-host-trailing-dot");
+    gives(
+        &mut c,
+        "http://shuchao.cnblogs.com./x",
+        "http://www.cnblogs.com./shuchao/x",
+        Some(Rule::HostAlias),
+        "-host-trailing-dot",
+    );
+    let r = canon(&mut c, b"http://shuchao.cnblogs.com./x", &mut out).unwrap();
+    assert_eq!(r.fired, RuleMask::of(&[Rule::HostAlias]));
+    // An IP address takes no trailing dot (the parser would drop it on the
+    // next run): the alias writes it without one.
+    for edits in ["", "-host-trailing-dot"] {
+        let mut c = with_rules(Profile::Safe, Some(file), edits);
+        gives(
+            &mut c,
+            "http://ip.example./a",
+            "http://198.51.100.1/a",
+            Some(Rule::HostAlias),
+            edits,
+        );
+        gives(
+            &mut c,
+            "http://ip.example/a",
+            "http://198.51.100.1/a",
+            Some(Rule::HostAlias),
+            edits,
+        );
+    }
+}
+
+/// Regression (issue 28): with `-empty-query`, a rule that removed the last
+/// parameter left `?` when a stray `&` remained (`?utm_source=x&` gave `?`,
+/// `?utm_source=x` gave nothing). Stray `&`s go with the `?`.
+#[test]
+fn removing_the_last_parameter_removes_stray_ampersands_too() {
+    let file = "defaults = { sort = \"asc\" }";
+    for edits in ["", "-empty-query"] {
+        for (way, mut c) in both_ways(Profile::Safe, file, edits)
+            .into_iter()
+            .enumerate()
+        {
+            let what = format!("{edits:?} ({way})");
+            for input in [
+                "http://h/a?utm_source=x&",
+                "http://h/a?&utm_source=x&&",
+                "http://h/a?sort=asc&",
+                "http://h/a?&&gclid=1&&jsessionid=2&",
+            ] {
+                gives(&mut c, input, "http://h/a", None, &what);
+            }
+            gives(
+                &mut c,
+                "/a?utm_source=x&",
+                "/a",
+                Some(Rule::Tracking),
+                &what,
+            );
+        }
+    }
+    // A kept parameter keeps the query; its stray `&`s are empty-query's.
+    let [mut fused, mut in_place] = both_ways(Profile::Safe, file, "-empty-query");
+    for c in [&mut fused, &mut in_place] {
+        gives(
+            c,
+            "http://h/a?b=1&utm_source=x&",
+            "http://h/a?b=1&",
+            Some(Rule::Tracking),
+            "-empty-query",
+        );
+        // No rule removed anything: the `?` and `&`s stay.
+        gives(c, "http://h/a?&&", "http://h/a?&&", None, "-empty-query");
+    }
+    let [mut fused, mut in_place] = both_ways(Profile::Safe, file, "");
+    for c in [&mut fused, &mut in_place] {
+        gives(
+            c,
+            "http://h/a?b=1&utm_source=x&",
+            "http://h/a?b=1",
+            Some(Rule::Tracking),
+            "",
+        );
+    }
+}

@@ -566,7 +566,16 @@ fn path_section_errors_name_the_line_and_key() {
     );
     assert!(error("[[path]]\nprefix = '/a/'\ndefaults = { a = 1 }\n")
         .starts_with("line 3: path section 1 (prefix = \"/a/\"): 'defaults': the default of 'a'"));
-    assert!(error("[paths]\nprefix = '/'\n").contains("path sections are [[path]]"));
+    // `[[path]]` is named among the sections, not called the only one's slip.
+    let e = error("[paths]\nprefix = '/'\n");
+    assert!(
+        e.starts_with(
+            "line 1: unknown section '[paths]' (did you mean [[path]]?): the sections are [[host]]"
+        ) && e.contains("and [[path]] (before the first [[host]])"),
+        "{e}"
+    );
+    let e = error("[[hots]]\nmatch = 'a.com'\n");
+    assert!(!e.contains("only section") && e.contains("[[path]]"), "{e}");
 }
 
 #[test]

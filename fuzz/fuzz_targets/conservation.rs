@@ -11,8 +11,10 @@
 //! sorted runs and merged again many times. Checked:
 //! - `lines == emitted + skipped + rejected`, in the totals and per file;
 //! - `lines` is the number of lines of the file (`\n` count, plus one for a
-//!   last line without `\n`), unless the file starts with gzip or zstd magic
-//!   bytes (then the pipeline decompresses it) or no format was detected;
+//!   last line without `\n`), unless the file starts with the magic bytes of
+//!   a compression the pipeline reads (gzip, zstd, xz, bzip2: it decompresses
+//!   it) or refuses (lz4, zip, `compress`, ...: then the input's error names
+//!   it and no line is read), or no format was detected;
 //! - in `Pipe` mode the output has one line per input line (`plain`), or one
 //!   row per wanted field (`tsv`, `jsonl`); in `Records` `plain`, one line per
 //!   URL; in `Unique` and `Count` (without `--top`/`--min-count`), one line per
@@ -190,6 +192,19 @@ fuzz_target!(|data: &[u8]| {
     let compressed = Compression::sniff(file) != Compression::None;
     if compressed {
         // Decompressed by the pipeline: only the counting is checked.
+        return;
+    }
+    if let Some(kind) = Compression::unread(file) {
+        // Recognised and refused (lz4, zip, compress, ...): an error that
+        // names it, and nothing read.
+        let error = report.error.as_deref().unwrap_or_default();
+        assert!(
+            error.contains(&format!("{kind}-compressed input is not read")),
+            "{kind}: {error:?}"
+        );
+        assert_eq!(report.format, None);
+        assert_eq!((s.lines, s.bytes), (0, 0));
+        assert!(one.out.is_empty());
         return;
     }
     let detected = report.format;

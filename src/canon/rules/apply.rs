@@ -37,6 +37,7 @@ use smallvec::SmallVec;
 use super::query::Param;
 use super::rewrite::Scope;
 use super::{host, path, query, Config, Rule, RuleMask, RuleSet};
+use crate::url::host::ends_in_a_number;
 use crate::url::parts::{Parts, ABSENT};
 
 /// Buffers reused from URL to URL: after the first few URLs the rules
@@ -245,7 +246,21 @@ pub(crate) fn alias(
     if !set.for_host(Some(host)).enabled.has(Rule::HostAlias) {
         return false;
     }
-    let (hs, he, ps) = (parts.host_start, parts.host_end, parts.path_start);
+    let (hs, mut he, ps) = (parts.host_start, parts.host_end, parts.path_start);
+    // A trailing dot (which the lookup ignores) is not the alias's to
+    // remove: it stays after a target domain, for `host-trailing-dot` to
+    // remove and report, or to keep when that rule is off. Not after an
+    // IP address (`1.2.3.4.` is `1.2.3.4` to the parser: a second run
+    // would differ), nor after a target that has a dot of its own.
+    let to = &a.to_host;
+    if host.len() > 1
+        && host.last() == Some(&b'.')
+        && to.last() != Some(&b'.')
+        && to.first() != Some(&b'[')
+        && !ends_in_a_number(to)
+    {
+        he -= 1;
+    }
     let mut url = InPlace { out, start, parts };
     // The path first: editing the host moves it.
     url.replace(s, ps, ps + n as u32, &a.to_prefix);

@@ -49,9 +49,10 @@
 //! (`line 3: unknown key 'extra-tracking-param' (did you mean
 //! 'extra-tracking-params'?)`) and, inside a host section, names the
 //! section by its patterns as written (`host section 2 (match = "a.com",
-//! "*.a.com")`). The only section is `[[host]]` (and tables inside it):
-//! `[[rewrite]]` after a `[[host]]` would belong to the top level, so it is
-//! an error rather than a surprise.
+//! "*.a.com")`). The only sections are `[[host]]` (and tables inside it)
+//! and `[[path]]` before the first `[[host]]`: `[[rewrite]]` after a
+//! `[[host]]` would belong to the top level, so it is an error rather than
+//! a surprise.
 //!
 //! A setting that tunes a rule (a list, `defaults`, `rewrite`) does nothing
 //! where its rule is off; [`build_with_unused`] names such settings, for
@@ -457,26 +458,27 @@ impl Reader<'_> {
             if let Some(open) = header {
                 let close = if open == "[[" { "]]" } else { "]" };
                 let what = format!("{open}{}{close}", name.escape_debug());
-                let advice = if known {
-                    format!(
+                let (slip, advice) = if known {
+                    let advice = format!(
                         "; write {name} = ... before the first [[host]] for every host, or \
                          {open}host.{name}{close} for the host section above it (a section \
                          after a [[host]] would belong to the top level)"
-                    )
+                    );
+                    ("", advice)
                 } else {
-                    match closest(name, [HOST, PATH]) {
-                        Some(HOST) => " (did you mean [[host]]?)".to_string(),
-                        // `[[path]]` is a section too, but only before the
-                        // first `[[host]]`, hence the wording above.
-                        Some(_) => " (path sections are [[path]], before the first [[host]], \
-                                    or [[host.path]])"
-                            .to_string(),
-                        None => String::new(),
-                    }
+                    let slip = match closest(name, [HOST, PATH]) {
+                        Some(HOST) => " (did you mean [[host]]?)",
+                        Some(_) => " (did you mean [[path]]?)",
+                        None => "",
+                    };
+                    (slip, String::new())
                 };
                 return Err(self.error(
                     k.span(),
-                    format!("unknown section '{what}': the only section is [[host]]{advice}"),
+                    format!(
+                        "unknown section '{what}'{slip}: the sections are [[host]] (with \
+                         [[host.path]] inside it) and [[path]] (before the first [[host]]){advice}"
+                    ),
                 ));
             }
             if !known {
@@ -525,6 +527,9 @@ impl Reader<'_> {
         section: Range<usize>,
     ) -> Result<(Vec<String>, Range<usize>), String> {
         let Some(v) = table.get(MATCH) else {
+            // A slip (`mach = "a.com"`) is the likelier cause: named, with
+            // its line.
+            self.check_keys(table, &[MATCH, PATH])?;
             // The table's span may start at its first key; the header is
             // what the reader looks for.
             return Err(self.error(
@@ -605,22 +610,47 @@ impl Reader<'_> {
             .collect()
     }
 
-    /// Parameter-name globs.
+    /// Parameter-name globs, in the canonical form (see [`canonical_param`]).
     fn globs(&self, key: &str, v: &Spanned<DeValue<'_>>) -> Result<Vec<Glob>, String> {
         self.strings(key, v)?
             .into_iter()
             .map(|(s, span)| {
-                Glob::new(s).map_err(|e| self.error(span, format!("{}: {e}", quoted(key))))
+                canonical_param(s, Part::Name)
+                    .and_then(|s| Glob::new(&s))
+                    .map_err(|e| self.error(span, format!("{}: {e}", quoted(key))))
             })
             .collect()
     }
 
-    /// Session parameters.
+    /// Session parameters (`name` or `name=hex32`), the name in the
+    /// canonical form.
     fn sessions(&self, key: &str, v: &Spanned<DeValue<'_>>) -> Result<Vec<SessionParam>, String> {
         self.strings(key, v)?
             .into_iter()
             .map(|(s, span)| {
-                SessionParam::parse(s)
+                // The name is written with its `=` escaped: the pattern
+                // after the first `=` stays the only one.
+                let (name, pattern) = match s.split_once('=') {
+                    Some((n, p)) => (n, Some(p)),
+                    None => (s, None),
+                };
+                canonical_param(name, Part::Name)
+                    .and_then(|n| match pattern {
+                        Some(p) => SessionParam::parse(&format!("{n}={p}")),
+                        None => SessionParam::parse(&n),
+                    })
+                    .map_err(|e| self.error(span, format!("{}: {e}", quoted(key))))
+            })
+            .collect()
+    }
+
+    /// Parameter names, exact, in the canonical form.
+    fn names(&self, key: &str, v: &Spanned<DeValue<'_>>) -> Result<Vec<Vec<u8>>, String> {
+        self.strings(key, v)?
+            .into_iter()
+            .map(|(s, span)| {
+                canonical_param(s, Part::Name)
+                    .map(String::into_bytes)
                     .map_err(|e| self.error(span, format!("{}: {e}", quoted(key))))
             })
             .collect()
@@ -686,13 +716,7 @@ impl Reader<'_> {
                     self.edit(name, &format!("{name}={value}"), v.span())?
                         .apply(c);
                 }
-                Key::KeepPosition => {
-                    c.keep_position = self
-                        .strings(name, v)?
-                        .into_iter()
-                        .map(|(s, _)| s.as_bytes().to_vec())
-                        .collect();
-                }
+                Key::KeepPosition => c.keep_position = self.names(name, v)?,
                 Key::IndexFiles => c.index_files = self.lower(name, v)?,
                 Key::ExtraIndexFiles => c.index_files.extend(self.lower(name, v)?),
                 Key::TrackingParams => c.tracking = self.globs(name, v)?,
@@ -752,9 +776,14 @@ impl Reader<'_> {
                         ),
                     ));
                 };
+                let canonical = |s: &str, part| {
+                    canonical_param(s, part)
+                        .map(String::into_bytes)
+                        .map_err(|e| self.error(name.span(), format!("'defaults': {e}")))
+                };
                 Ok((
-                    name.get_ref().as_bytes().to_vec(),
-                    value.as_bytes().to_vec(),
+                    canonical(name.get_ref(), Part::Name)?,
+                    canonical(value, Part::Value)?,
                 ))
             })
             .collect::<Result<_, String>>()?;
@@ -1090,6 +1119,44 @@ fn canonical_url(host: &str, path: &str) -> Result<(Vec<u8>, Parts), String> {
     Ok((out, c.parts))
 }
 
+/// Which part of a query parameter [`canonical_param`] writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// The name: an `=` in it is escaped (a URL's name ends at its first).
+    Name,
+    /// The value: an `=` in it stays.
+    Value,
+}
+
+/// A parameter's name or value as a rules file writes it, in the form the
+/// query rules compare: that of a canonical (`rfc3986`) URL's query, where
+/// `[` is `%5B`, `%7e` is `~` and `é` is `%C3%A9`. So a name matches
+/// whether it is written raw (`a[]`) or percent-encoded (`a%5B%5D`,
+/// `a%5b%5d`), and the URLs' names are compared as they are, without a
+/// copy. Made by canonicalizing a URL with the text as its query, with
+/// what would end the name there escaped first (`#`, `&`, `=` in a name;
+/// the space and controls, which the parser would strip).
+fn canonical_param(text: &str, part: Part) -> Result<String, String> {
+    const PREFIX: &str = "http://h/?";
+    let mut url = String::from(PREFIX);
+    for ch in text.chars() {
+        match ch {
+            '#' | '&' | ' ' | '\u{7f}' | '\0'..='\u{1f}' => {
+                url.push_str(&format!("%{:02X}", ch as u32))
+            }
+            '=' if part == Part::Name => url.push_str("%3D"),
+            _ => url.push(ch),
+        }
+    }
+    let mut out = Vec::new();
+    let c = Canonicalizer::new(Profile::Rfc3986)
+        .canonicalize_into(url.as_bytes(), &mut out)
+        .map_err(|e| format!("{}: not a query parameter ({e})", quoted(text)))?;
+    let query = c.parts.query(&out).unwrap_or_default();
+    String::from_utf8(query.to_vec())
+        .map_err(|_| format!("{}: not a query parameter", quoted(text)))
+}
+
 /// A path section's prefix, which must be a canonical path: it is compared
 /// byte for byte with canonical paths.
 fn canonical_prefix(prefix: &str) -> Result<Vec<u8>, String> {
@@ -1286,7 +1353,8 @@ index-files = ["Home.aspx"]
     fn the_only_section_is_host() {
         assert_eq!(
             error("[hosts]\nmatch = 'a'\n"),
-            "line 1: unknown section '[hosts]': the only section is [[host]] (did you mean [[host]]?)"
+            "line 1: unknown section '[hosts]' (did you mean [[host]]?): the sections are \
+             [[host]] (with [[host.path]] inside it) and [[path]] (before the first [[host]])"
         );
         let e = error("[[host]]\nmatch = 'a'\n\n[[rewrite]]\nliteral = 'a'\nreplace = 'b'\n");
         assert!(
@@ -1380,6 +1448,11 @@ index-files = ["Home.aspx"]
         assert!(e.contains("host section 1: no 'match' key"), "{e}");
         // No Rust debug output anywhere.
         assert!(!e.contains("Many(") && !e.contains("One("));
+        // A misspelled `match` is named, with its line, rather than missed.
+        assert_eq!(
+            error("rules = []\n[[host]]\nrules = ['+www']\nmach = 'a.com'\n"),
+            "line 4: host section 1: unknown key 'mach' (did you mean 'match'?)"
+        );
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Parameter-name globs: `*` matches any run of bytes, `?` one byte, and
 //! letters match either case (`PHPSESSID` and `phpsessid` are one name to
 //! the servers that set them). Names are compared in their canonical form,
-//! so `utm%5Fsource` has already become `utm_source`.
+//! so `utm%5Fsource` has already become `utm_source`; a rules file's
+//! patterns are written in that form when it is read (`a[]` as `a%5B%5D`:
+//! `file::canonical_param`).
 
 /// A compiled glob.
 #[derive(Clone, Debug, PartialEq, Eq)]

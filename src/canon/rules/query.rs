@@ -6,8 +6,8 @@
 //! those are not copied. Otherwise the query is written again, parameter by
 //! parameter, into a scratch buffer that then replaces it. A query whose
 //! last parameter a rule removes loses its `?` too, whether or not
-//! `empty-query` is on: `http://h/?utm_source=x` and `http://h/` are one
-//! page.
+//! `empty-query` is on, and stray `&`s with it: `http://h/?utm_source=x`,
+//! `http://h/?utm_source=x&` and `http://h/` are one page.
 
 use smallvec::SmallVec;
 
@@ -173,7 +173,11 @@ fn write_query(
             });
         }
     }
-    if params.is_empty() && (empty_rule || removed) {
+    // Stray `&`s (kept when `empty-query` is off) are no parameters: a
+    // query a rule emptied goes, `?` and all, whatever `&`s remain
+    // (`?utm_source=x&` as `?utm_source=x`).
+    let only_stray = || params.iter().all(|p| p.start == p.end);
+    if (params.is_empty() && empty_rule) || (removed && only_stray()) {
         if !removed {
             fired.insert(Rule::EmptyQuery);
         }
