@@ -69,8 +69,15 @@ fn mined_rules_merge_held_out_pairs_of_one_page_and_almost_nothing_else() {
     if !have_python() {
         return;
     }
+    // Two sites: the goal holds for more than one draw of the generator.
+    for seed in [11, 5] {
+        mined_rules_score(seed);
+    }
+}
+
+fn mined_rules_score(seed: u32) {
     let dir = tempfile::tempdir().unwrap();
-    let (log, truth) = generate(dir.path(), 11);
+    let (log, truth) = generate(dir.path(), seed);
     let rules = dir.path().join("mined.toml");
     let evidence = dir.path().join("evidence.jsonl");
     let out = canonurl(
@@ -86,14 +93,17 @@ fn mined_rules_merge_held_out_pairs_of_one_page_and_almost_nothing_else() {
     // The goal: precision at least 0.99 at recall at least 0.80.
     let precision = mined["precision"].as_f64().unwrap();
     let recall = mined["recall"].as_f64().unwrap();
-    assert!(precision >= 0.99, "precision {precision}: {mined}");
-    assert!(recall >= 0.80, "recall {recall}: {mined}");
+    assert!(
+        precision >= 0.99,
+        "seed {seed}: precision {precision}: {mined}"
+    );
+    assert!(recall >= 0.80, "seed {seed}: recall {recall}: {mined}");
     assert!(recall > base["recall"].as_f64().unwrap() + 0.5, "{base}");
     // The families this site gives enough support for, each learned whole.
     let by_family = &mined["recall_by_family"];
     for family in ["irrelevant-param", "case", "slug", "drift-param"] {
         let r = by_family[family].as_f64().unwrap();
-        assert!(r >= 0.95, "{family}: recall {r}");
+        assert!(r >= 0.95, "seed {seed}: {family}: recall {r}");
     }
     assert!(
         by_family["substitution"].as_f64().unwrap() > 0.5,
@@ -412,6 +422,31 @@ fn bad_use_is_a_clear_error() {
         assert!(stderr.contains("bad-row.tsv:3:"), "{stderr}");
         assert!(stderr.contains(why), "{stderr}");
     }
+    // A summary without windows cannot be split into learning and
+    // confirming parts: refused, unless nothing is confirmed.
+    let timeless = dir.path().join("timeless.tsv");
+    ok(&canonurl(
+        &[
+            "summarize",
+            "--window",
+            "none",
+            "-o",
+            timeless.to_str().unwrap(),
+        ],
+        &[&log],
+    ));
+    let out = canonurl(&["mine", "--summaries"], &[&timeless]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("timeless.tsv: no row has a time window"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--learn 100"), "{stderr}");
+    ok(&canonurl(
+        &["mine", "--summaries", "--learn", "100"],
+        &[&timeless],
+    ));
     // A missing file.
     let out = canonurl(&["mine", "--summaries"], &[&dir.path().join("missing.tsv")]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -534,4 +569,52 @@ fn a_small_memory_budget_samples_and_says_so() {
     assert_eq!(left_out("256MiB"), [0, 0]);
     let small = left_out("200KiB");
     assert!(small[0] > 0 && small[1] > 0, "{small:?}");
+}
+
+/// A log of one day still splits into a learning and a confirming part:
+/// sizes are compared by hour (the miner summarizes logs by hour and keeps
+/// the longest window that gives the log 8), and rules are confirmed on the
+/// last third of the day.
+#[test]
+fn a_log_of_one_day_is_learned_and_confirmed_by_hour() {
+    if !have_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (log, truth) = common::dust::generate(
+        dir.path(),
+        21,
+        &[
+            "--days",
+            "1",
+            "--requests",
+            "60000",
+            "--scale",
+            "0.5",
+            "--holdout",
+            "0.3",
+        ],
+    );
+    let rules = dir.path().join("mined.toml");
+    let out = canonurl(&["mine", "--stats", "-o", rules.to_str().unwrap()], &[&log]);
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("canonurl mine:"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    // 24 hours: the first two thirds (16) learn, the last 8 confirm.
+    assert!(
+        line.contains(" 16 windows of 1h learned, 8 confirmed"),
+        "{line}"
+    );
+    let text = std::fs::read_to_string(&rules).unwrap();
+    let active = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#') && !l.trim().is_empty())
+        .count();
+    assert!(active > 0, "no rule confirmed within the day: {text}");
+    let report = evaluate(&truth, &rules);
+    let precision = report["with_rules"]["precision"].as_f64().unwrap();
+    assert!(precision >= 0.99, "{report}");
 }

@@ -13,7 +13,9 @@ use std::process::ExitCode;
 use canonurl::mine::{MineError, MineOptions, MineOutput, MineReport};
 
 use super::config::Config;
-use super::summarize::{check_flags, exit_code, open_summaries, parse_main_args, parse_window};
+use super::summarize::{
+    check_flags, exit_code, format_seconds, open_summaries, parse_main_args, parse_window,
+};
 use crate::{Cli, EXIT_FATAL, EXIT_REJECTS};
 
 /// `mine`'s default `--memory`: 256 MiB.
@@ -45,12 +47,14 @@ Options of its own:
                            rejected): support, agreement, contradictions, sizes,
                            held-out result, example pairs
       --summaries          the inputs are summary files, not logs
-      --window DURATION    the summary's window (logs only): 1d (default), 12h, ...
-      --learn PERCENT      the earliest windows learned on (default 50); the rest
-                           confirms. 100: no confirmation, rules written active.
-                           A log of one window (one day by default) has nothing to
-                           confirm on: all its rules are unverified; use a shorter
-                           --window, or --learn 100
+      --window DURATION    the summary's window (logs only): 1h (default), 30m, ...
+                           Sizes are compared within a window: the longest of 1h,
+                           6h and 1d that still gives the log 8 windows (a log of
+                           two weeks by day, a log of one day by hour)
+      --learn PERCENT      the first part of the log's time span learned on
+                           (default 67: two thirds); the rest confirms. 100: no
+                           confirmation, rules written active (and summaries
+                           without windows can be mined)
       --min-support N      agreeing pairs a rule needs (default 5)
       --min-sizes N        distinct agreeing sizes a rule needs (default 3): one
                            shared size is what templates and soft 404s give
@@ -61,7 +65,8 @@ Options of its own:
                            written active (default 3)
       --popular-size N     a size more than N URLs of a host share is a template's
                            or soft 404's: no evidence (default 16)
-      --bucket-cap N       size buckets over N URLs form no pairs (default 64)
+      --bucket-cap N       URLs sharing one run of digits (an id) past N form no
+                           substitution pairs: a common number, not an id (default 64)
       --max-candidates N   candidates kept per host, most proposed first (default 256)
       --literal-aliases    also learn one-off aliases (/about-us = /company/about): a
                            pair alone at its size, same query, same digits, exactly the
@@ -99,7 +104,7 @@ fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
 
 fn take_own(args: &mut Vec<OsString>) -> Result<Own, String> {
     let mut own = Own {
-        window: Some(86_400),
+        window: Some(3_600),
         summaries: false,
         evidence: None,
         opts: MineOptions::default(),
@@ -294,10 +299,11 @@ fn run(cli: &Cli, own: &Own) -> Result<u8, String> {
     }
     if cli.stats {
         eprintln!(
-            "canonurl mine: {} hosts, {} URLs, {} windows learned, {} confirmed; rules: {} accepted, {} unverified, {} rejected; {} buckets skipped, {} candidates dropped; left out for --memory: {} URLs of their host's mining, {} of host aliases",
+            "canonurl mine: {} hosts, {} URLs, {} windows of {} learned, {} confirmed; rules: {} accepted, {} unverified, {} rejected; {} digit groups over --bucket-cap, {} candidates dropped; left out for --memory: {} URLs of their host's mining, {} of host aliases",
             report.hosts,
             report.urls,
             report.learn_windows,
+            format_seconds(report.window_seconds),
             report.confirm_windows,
             report.accepted,
             report.unverified,

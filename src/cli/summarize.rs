@@ -53,6 +53,17 @@ Exit status: 0 when the summary is written; 1 when no line gave a URL; 2 on a us
 error, an input that could not be read, or output that could not be written.
 ";
 
+/// A window length as `--window` takes it: `1d`, `6h`, `1h`, `30m`, `90s`.
+pub(crate) fn format_seconds(seconds: u64) -> String {
+    match seconds {
+        0 => "0s".into(),
+        s if s % 86_400 == 0 => format!("{}d", s / 86_400),
+        s if s % 3_600 == 0 => format!("{}h", s / 3_600),
+        s if s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
 /// Splits a window length: `1d`, `12h`, `30m`, `3600s`, `3600`, or `none`.
 pub(crate) fn parse_window(text: &str) -> Result<Option<i64>, String> {
     if text == "none" {

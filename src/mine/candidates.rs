@@ -1,9 +1,12 @@
 //! Candidate rules from the URLs of one host (docs/mine.md, stage 1).
 //!
-//! URLs are put in buckets of equal size signature; each pair in a small
-//! bucket whose sizes agree is aligned by tokens (path segments, query
-//! pairs, digit runs) and its difference, when it is one a rules file can
-//! say, becomes a candidate of one family. A candidate is a concrete
+//! Candidates come from the URLs' text, sizes are their evidence (as in
+//! DustBuster): URLs that meet when one thing is taken out of their text (a
+//! query pair, the last segment, the case of the path, one segment, the
+//! text around their runs of digits) form pairs; each pair is aligned by
+//! tokens (path segments, query pairs, digit runs) and its difference, when
+//! it is one a rules file can say and the two URLs' sizes agree, proposes a
+//! candidate of one family. A candidate is a concrete
 //! [`Rule`] with an [`Rule::apply`] that evidence (`learn.rs`) runs on every
 //! URL of the host, so that what is measured is exactly what is written.
 
@@ -259,7 +262,7 @@ fn param_prefix(path: &str) -> String {
 }
 
 /// What a pair's difference proposes, before the candidates are decided.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Proposal {
     /// One query pair present in one URL, absent from the other.
     Param {
@@ -520,8 +523,10 @@ pub(crate) struct Candidate {
 /// What the pairs say about one proposal.
 #[derive(Debug, Default)]
 struct Tallied {
-    /// Agreeing bucket pairs that proposed it.
+    /// Agreeing pairs that proposed it.
     pairs: u64,
+    /// Pairs that proposed it whose sizes did not agree.
+    text: u64,
     /// The values of a parameter proposal's parameter (a few).
     values: Vec<String>,
     /// Hits on a substitution's `a` spelling minus hits on its `b` one.
@@ -532,7 +537,8 @@ struct Tallied {
 #[derive(Debug, Default)]
 pub(crate) struct Proposals {
     pub candidates: Vec<Candidate>,
-    /// Buckets over `--bucket-cap` or `--popular-size`, which formed no pairs.
+    /// Groups of URLs with one run of digits over `--bucket-cap`, which
+    /// formed no pairs.
     pub skipped_buckets: u64,
     /// Candidates over `--max-candidates`, dropped (fewest proposals first).
     pub dropped: u64,
@@ -543,16 +549,243 @@ pub(crate) struct Proposals {
 const MODE_VALUES: usize = 8;
 const MODE_MIN_URLS: usize = 20;
 
-/// Candidate rules from the pairs of `urls` (one host) that agree in size.
-pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
+/// The ways two URLs of a host can meet in their text (see [`text_pairs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum View {
+    /// One query pair taken out of one URL gives the other.
+    Param,
+    /// The last path segment taken off one URL gives the other.
+    Index,
+    /// Both paths lower-cased are equal.
+    Case,
+    /// One path segment, with something after it, is all that differs.
+    Slug,
+    /// The same runs of digits, other text around them.
+    Substitution,
+}
+
+impl View {
+    /// The view a proposal belongs to: a pair is counted only for the
+    /// family of the view that found it, so no pair counts twice.
+    fn finds(self, p: &Proposal) -> bool {
+        matches!(
+            (self, p),
+            (View::Param, Proposal::Param { .. })
+                | (View::Index, Proposal::Index { .. })
+                | (View::Case, Proposal::Case)
+                | (View::Slug, Proposal::Slug { .. })
+                | (View::Substitution, Proposal::Substitution { .. })
+        )
+    }
+}
+
+/// Query pairs of a URL one view takes out one at a time; past it, the
+/// URL's other pairs are not tried (a query of hundreds of pairs is no page
+/// spelled two ways, and would cost pairs × URLs).
+const PAIRS_TRIED: usize = 32;
+/// Path segments the slug view wildcards one at a time, at most.
+const SEGMENTS_TRIED: usize = 16;
+/// Spellings of one run of digits compared pairwise in the substitution
+/// view, at most (their pairs grow as the square).
+const SPELLINGS_TRIED: usize = 16;
+
+/// Text keys are kept as 64-bit hashes (8 bytes a URL and view where the
+/// keys took tens): two keys of one host with one hash are as likely as
+/// 2^-64 a pair, and a pair met by accident is aligned again anyway, so it
+/// proposes nothing.
+fn text_hash(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh64::xxh64(bytes, 0x6d69_6e65)
+}
+
+/// Visits the pairs of `urls` (one host) that meet when one thing is taken
+/// out of their text, in near-linear time, each with the view that found
+/// it (DustBuster's order: candidates from the URLs, sizes as evidence):
+///
+/// - **param**: a URL with one query pair removed is another URL of the
+///   host (an irrelevant or default-valued parameter);
+/// - **index**: `/dir/name` and `/dir/` (an index file);
+/// - **case**: equal paths once lower-cased;
+/// - **slug**: equal but for one path segment that something follows, each
+///   position wildcarded in turn (`/p/123/a-title/x` ≡ `/p/123/b/x`);
+/// - **substitution**: the same runs of digits (`/story?id=12` ↔
+///   `/story_12`), in groups of at most `cap` URLs, at most
+///   [`SPELLINGS_TRIED`] spellings a group.
+///
+/// Maps hold one entry per URL and view (one position at a time for the
+/// slug view); star pairs (each URL against the first of its key) keep
+/// the pairs linear in the URLs.
+fn text_pairs(urls: &[UrlEntry], cap: usize, mut visit: impl FnMut(View, usize, usize)) -> u64 {
+    let index = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+    let mut exact: HashMap<u64, u32> = HashMap::with_capacity(urls.len());
+    for (i, u) in urls.iter().enumerate() {
+        exact
+            .entry(text_hash(u.target.as_bytes()))
+            .or_insert(index(i));
+    }
+    let mut key = String::new();
+    let meets = |key: &str, i: usize, view: View, visit: &mut dyn FnMut(View, usize, usize)| {
+        if let Some(&j) = exact.get(&text_hash(key.as_bytes())) {
+            if j as usize != i {
+                visit(view, j as usize, i);
+            }
+        }
+    };
+    for (i, u) in urls.iter().enumerate() {
+        let (path, query) = split_query(&u.target);
+        if let Some(q) = query {
+            let pairs: Vec<&str> = q.split('&').take(PAIRS_TRIED).collect();
+            for out in 0..pairs.len() {
+                key.clear();
+                key.push_str(path);
+                let mut sep = '?';
+                for (k, pair) in q.split('&').enumerate() {
+                    if k != out {
+                        key.push(sep);
+                        key.push_str(pair);
+                        sep = '&';
+                    }
+                }
+                meets(&key, i, View::Param, &mut visit);
+            }
+        }
+        if let Some(cut) = path.rfind('/').map(|c| c + 1).filter(|&c| c < path.len()) {
+            key.clear();
+            key.push_str(&path[..cut]);
+            if let Some(q) = query {
+                key.push('?');
+                key.push_str(q);
+            }
+            meets(&key, i, View::Index, &mut visit);
+        }
+    }
+    drop(exact);
+    let mut first: HashMap<u64, u32> = HashMap::with_capacity(urls.len());
+    let mut star = |key: &str, i: usize, view: View, first: &mut HashMap<u64, u32>| {
+        let j = *first.entry(text_hash(key.as_bytes())).or_insert(index(i));
+        if j as usize != i {
+            visit(view, j as usize, i);
+        }
+    };
+    for (i, u) in urls.iter().enumerate() {
+        let (path, _) = split_query(&u.target);
+        key.clear();
+        key.push_str(&path.to_ascii_lowercase());
+        key.push_str(&u.target[path.len()..]);
+        star(&key, i, View::Case, &mut first);
+    }
+    let mut slashes: Vec<usize> = Vec::new();
+    for position in 1..=SEGMENTS_TRIED {
+        first.clear();
+        let mut any = false;
+        for (i, u) in urls.iter().enumerate() {
+            let (path, _) = split_query(&u.target);
+            slashes.clear();
+            slashes.extend(memchr::memchr_iter(b'/', path.as_bytes()));
+            // The segment after the `position`th slash, and what follows it.
+            let (Some(&open), Some(&close)) = (slashes.get(position - 1), slashes.get(position))
+            else {
+                continue;
+            };
+            any = true;
+            // A slug keeps something after it that tells pages apart.
+            if close == open + 1 || path[close..].bytes().all(|b| b == b'/') {
+                continue;
+            }
+            key.clear();
+            key.push_str(&path[..=open]);
+            key.push('\0');
+            key.push_str(&u.target[close..]);
+            star(&key, i, View::Slug, &mut first);
+        }
+        if !any {
+            break;
+        }
+    }
+    drop(first);
+    let mut by_digits: HashMap<u64, Vec<u32>> = HashMap::new();
+    for (i, u) in urls.iter().enumerate() {
+        let (_, digits) = skeleton(&u.target);
+        if digits.is_empty() {
+            continue;
+        }
+        let list = by_digits
+            .entry(text_hash(digits.join("/").as_bytes()))
+            .or_default();
+        // One more than the cap marks the group as too large.
+        if list.len() <= cap {
+            list.push(index(i));
+        }
+    }
+    let too_large = by_digits.values().filter(|g| g.len() > cap).count() as u64;
+    let mut groups: Vec<Vec<u32>> = by_digits
+        .into_values()
+        .filter(|g| g.len() > 1 && g.len() <= cap)
+        .collect();
+    groups.sort_unstable(); // a fixed order of visits
+    for group in groups {
+        let mut spellings: Vec<(String, u32)> = Vec::new();
+        for &i in &group {
+            let k = skeleton(&urls[i as usize].target).0;
+            if spellings.len() < SPELLINGS_TRIED && !spellings.iter().any(|(s, _)| *s == k) {
+                spellings.push((k, i));
+            }
+        }
+        for (x, (_, i)) in spellings.iter().enumerate() {
+            for (_, j) in &spellings[x + 1..] {
+                visit(View::Substitution, *i as usize, *j as usize);
+            }
+        }
+    }
+    too_large
+}
+
+/// Counts an agreeing pair for proposal `p`: the values a parameter is
+/// seen with (one: a default; several: irrelevant), and for a substitution
+/// which spelling is requested more (the canonical one).
+fn tally(counts: &mut HashMap<Proposal, Tallied>, p: Proposal, a: &UrlEntry, b: &UrlEntry) {
+    let value = match &p {
+        Proposal::Param { name, .. } => {
+            let with = if a.target.len() > b.target.len() {
+                a
+            } else {
+                b
+            };
+            param_value(&with.target, name)
+        }
+        _ => None,
+    };
+    let direction = match &p {
+        Proposal::Substitution { a: ka, .. } => [a, b].iter().fold(0i64, |d, u| {
+            let hits = i64::try_from(u.hits).unwrap_or(i64::MAX);
+            if skeleton(&u.target).0 == *ka {
+                d.saturating_add(hits)
+            } else {
+                d.saturating_sub(hits)
+            }
+        }),
+        _ => 0,
+    };
+    let entry = counts.entry(p).or_default();
+    entry.pairs += 1;
+    entry.direction = entry.direction.saturating_add(direction);
+    if let Some(v) = value {
+        if !entry.values.contains(&v) && entry.values.len() <= MODE_VALUES {
+            entry.values.push(v);
+        }
+    }
+}
+
+/// Literal-alias proposals (`--literal-aliases`): pairs alone at one size
+/// whose texts have nothing to align. Two static pages of one size by
+/// chance come with their other spellings (a bucket of more), or are caught
+/// by `--min-hits`.
+fn literal_pairs(urls: &[UrlEntry], th: &Thresholds, counts: &mut HashMap<Proposal, Tallied>) {
     let mut order: Vec<(u64, usize)> = urls
         .iter()
         .enumerate()
         .filter_map(|(i, u)| u.learn.sig.map(|s| (s.size, i)))
         .collect();
     order.sort_unstable();
-    let mut counts: HashMap<Proposal, Tallied> = HashMap::new();
-    let mut out = Proposals::default();
     let mut start = 0;
     while start < order.len() {
         let mut end = start + 1;
@@ -563,62 +796,49 @@ pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
         }
         let bucket = &order[start..end];
         start = end;
-        if bucket.len() < 2 {
+        let &[(_, i), (_, j)] = bucket else {
+            continue;
+        };
+        let (a, b) = (&urls[i], &urls[j]);
+        if align(&a.target, &b.target).is_some()
+            || verdict(a.learn_part(), b.learn_part()).verdict != Verdict::Agree
+        {
             continue;
         }
-        if bucket.len() > th.bucket_cap || bucket.len() > th.popular_size {
-            out.skipped_buckets += 1;
-            continue;
-        }
-        for (x, &(_, i)) in bucket.iter().enumerate() {
-            for &(_, j) in &bucket[x + 1..] {
-                let (a, b) = (&urls[i], &urls[j]);
-                if verdict(a.learn_part(), b.learn_part()).verdict != Verdict::Agree {
-                    continue;
-                }
-                // A literal alias only for a pair alone at its size: two
-                // static pages of one size by chance come with their other
-                // spellings (a bucket of more), or are caught by --min-hits.
-                let alone = bucket.len() == 2;
-                let one_off = || alone.then(|| literal(a, b, th)).flatten();
-                let Some(p) = align(&a.target, &b.target).or_else(one_off) else {
-                    continue;
-                };
-                let entry = counts.entry(p.clone()).or_default();
-                entry.pairs += 1;
-                if let Proposal::Param { name, .. } = &p {
-                    let with = if a.target.len() > b.target.len() {
-                        a
-                    } else {
-                        b
-                    };
-                    if let Some(v) = param_value(&with.target, name) {
-                        if !entry.values.contains(&v) && entry.values.len() <= MODE_VALUES {
-                            entry.values.push(v);
-                        }
-                    }
-                }
-                if let Proposal::Substitution { a: ka, .. } = &p {
-                    // Hits on the side spelled like `ka`: the direction.
-                    for u in [a, b] {
-                        let hits = i64::try_from(u.hits).unwrap_or(i64::MAX);
-                        if skeleton(&u.target).0 == *ka {
-                            entry.direction = entry.direction.saturating_add(hits);
-                        } else {
-                            entry.direction = entry.direction.saturating_sub(hits);
-                        }
-                    }
-                }
-            }
+        if let Some(p) = literal(a, b, th) {
+            tally(counts, p, a, b);
         }
     }
+}
+
+/// Candidate rules from the text of `urls` (one host), with the pairs that
+/// proposed each: a pair found by [`text_pairs`] proposes the rule its
+/// difference stands for, and counts as support only when the two URLs'
+/// sizes agree in the learning part (pairs that never agree propose no
+/// candidate). Literal aliases, which no text relates, still come from
+/// pairs alone at one size (`--literal-aliases`).
+pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
+    let mut counts: HashMap<Proposal, Tallied> = HashMap::new();
+    let mut out = Proposals::default();
+    out.skipped_buckets = text_pairs(urls, th.bucket_cap, |view, i, j| {
+        let (a, b) = (&urls[i], &urls[j]);
+        let Some(p) = align(&a.target, &b.target).filter(|p| view.finds(p)) else {
+            return;
+        };
+        if verdict(a.learn_part(), b.learn_part()).verdict != Verdict::Agree {
+            counts.entry(p).or_default().text += 1;
+            return;
+        }
+        tally(&mut counts, p, a, b);
+    });
+    if th.literal_aliases {
+        literal_pairs(urls, th, &mut counts);
+    }
+    // Proposed by text, never supported by sizes: no candidate.
+    counts.retain(|_, t| t.pairs > 0);
     let mut list: Vec<(Proposal, Tallied)> = counts.into_iter().collect();
     // Most proposed first; ties in a fixed order, so the output is stable.
-    list.sort_by(|x, y| {
-        y.1.pairs
-            .cmp(&x.1.pairs)
-            .then_with(|| format!("{:?}", x.0).cmp(&format!("{:?}", y.0)))
-    });
+    list.sort_unstable_by(|x, y| y.1.pairs.cmp(&x.1.pairs).then_with(|| x.0.cmp(&y.0)));
     if list.len() > th.max_candidates {
         out.dropped = (list.len() - th.max_candidates) as u64;
         list.truncate(th.max_candidates);
@@ -629,6 +849,7 @@ pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
             pairs,
             values,
             direction,
+            ..
         },
     ) in list
     {
@@ -1016,5 +1237,99 @@ mod tests {
         assert!(sort.refused.as_deref().unwrap().contains("mode"));
         assert!(found.candidates.iter().any(|c| matches!(&c.rule,
             Rule::DefaultParam { name, value, .. } if name == "page" && value == "1")));
+    }
+
+    /// The pairs [`text_pairs`] visits among `targets` whose difference is
+    /// the one their view looks for, as (view, a, b) with `a < b`.
+    fn met(targets: &[&str]) -> Vec<(View, String, String)> {
+        let urls: Vec<UrlEntry> = targets.iter().map(|t| entry(t, 1_000)).collect();
+        let mut pairs = Vec::new();
+        text_pairs(&urls, 64, |view, i, j| {
+            let (a, b) = (urls[i].target.clone(), urls[j].target.clone());
+            // What `propose` counts: the pairs whose difference is their view's.
+            if align(&a, &b).is_some_and(|p| view.finds(&p)) {
+                pairs.push(if a < b { (view, a, b) } else { (view, b, a) });
+            }
+        });
+        pairs.sort_by(|x, y| (x.1.as_str(), x.2.as_str()).cmp(&(y.1.as_str(), y.2.as_str())));
+        pairs
+    }
+
+    #[test]
+    fn urls_meet_when_one_thing_is_taken_out_of_their_text() {
+        let pair = |v: View, a: &str, b: &str| (v, a.to_owned(), b.to_owned());
+        assert_eq!(
+            met(&["/a?x=1&ref=b", "/a?x=1", "/b?x=2"]),
+            [pair(View::Param, "/a?x=1", "/a?x=1&ref=b")]
+        );
+        assert_eq!(
+            met(&["/dir/index.php", "/dir/", "/other/page.php"]),
+            [pair(View::Index, "/dir/", "/dir/index.php")]
+        );
+        assert_eq!(
+            met(&["/A/B?Q=1", "/a/b?Q=1", "/a/b?q=x"]),
+            [pair(View::Case, "/A/B?Q=1", "/a/b?Q=1")]
+        );
+        assert_eq!(
+            met(&["/p/123/a-title/x", "/p/123/b/x", "/p/124/c/"]),
+            [pair(View::Slug, "/p/123/a-title/x", "/p/123/b/x")]
+        );
+        assert_eq!(
+            met(&["/story?id=12", "/story_12", "/story_13"]),
+            [pair(View::Substitution, "/story?id=12", "/story_12")]
+        );
+        // Two differences at once: no view joins them.
+        assert_eq!(met(&["/a?x=1", "/b?x=1&y=2", "/C/d"]), []);
+    }
+
+    #[test]
+    fn a_common_number_forms_no_substitution_pairs() {
+        // 70 URLs carry the run `1` (> the cap of 64): a page number, not an id.
+        let mut targets: Vec<String> = (1..=70)
+            .map(|n| format!("/list-{}?page=1", "a".repeat(n)))
+            .collect();
+        targets.push("/story_1".into());
+        targets.push("/story?id=1".into());
+        let urls: Vec<UrlEntry> = targets.iter().map(|t| entry(t, 1_000)).collect();
+        let mut subst = 0;
+        let skipped = text_pairs(&urls, 64, |v, _, _| {
+            subst += u32::from(v == View::Substitution)
+        });
+        assert_eq!((subst, skipped), (0, 1));
+        // Under the cap, the two spellings of story 1 meet.
+        let skipped = text_pairs(&urls[70..], 64, |v, _, _| {
+            subst += u32::from(v == View::Substitution)
+        });
+        assert_eq!((subst, skipped), (1, 0));
+    }
+
+    /// Pages whose sizes lie close together (a dynamic site) chain into one
+    /// vague size bucket; their spellings still meet by their text.
+    #[test]
+    fn candidates_come_from_text_when_sizes_chain() {
+        let mut urls = Vec::new();
+        for n in 0..60u64 {
+            let size = 20_000 + 9 * n; // within tolerance of the next page
+            urls.push(entry(&format!("/story_{}", 1_000 + n), size));
+            urls.push(entry(&format!("/story?id={}", 1_000 + n), size));
+            urls.push(entry(&format!("/item/{}/x", 1_000 + n), 50_000 + 1_000 * n));
+        }
+        let found = propose(&urls, &Thresholds::default());
+        let subst = found
+            .candidates
+            .iter()
+            .find(|c| c.rule.family() == Family::Substitution)
+            .expect("the substitution is proposed");
+        assert_eq!(subst.proposals, 60);
+        assert_eq!(
+            subst.rule.apply("/story?id=1042").as_deref(),
+            Some("/story_1042")
+        );
+        // `/item/N/x` shares each story's digits but not its size (nor the
+        // other items'): it proposes nothing, although its text meets theirs.
+        assert!(found
+            .candidates
+            .iter()
+            .all(|c| c.rule.apply("/item/1001/x").is_none()));
     }
 }

@@ -63,6 +63,14 @@ fn count32(n: u64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
+/// The sizes of `s` that can be the page's: a size seen once that is a
+/// whole number of 4 KiB blocks below the URL's largest 200 size is a
+/// transfer cut at a buffer's end (a client that went away), not the page.
+pub(crate) fn page_sizes(s: &UrlSummary) -> impl Iterator<Item = SizeCount> + '_ {
+    s.sizes()
+        .filter(move |c| !(c.count == 1 && c.size < s.largest && c.size % 4_096 == 0))
+}
+
 /// The densest run of sizes within one tolerance, by response count; ties go
 /// to the larger sizes (aborted transfers are smaller than the page).
 pub(crate) fn signature(sizes: impl Iterator<Item = SizeCount>) -> Option<Signature> {
@@ -112,7 +120,7 @@ pub(crate) struct Side {
 impl Side {
     pub(crate) fn of(s: &UrlSummary) -> Side {
         Side {
-            sig: signature(s.sizes()),
+            sig: signature(page_sizes(s)),
             ok: count32(s.status[StatusClass::Ok200 as usize]),
             gone: count32(s.status[StatusClass::Gone as usize]),
             moved: count32(
@@ -555,8 +563,9 @@ pub struct Thresholds {
     /// More URLs of a host than this with one signature make it a template's
     /// or soft 404's size (`--popular-size`).
     pub popular_size: usize,
-    /// Size buckets larger than this form no pairs (`--bucket-cap`): bounds
-    /// the work per host.
+    /// URLs sharing one run of digits past this many form no substitution
+    /// pairs (`--bucket-cap`): a common number, not an id; bounds the work
+    /// per host.
     pub bucket_cap: usize,
     /// Candidates kept per host, the most supported first (`--max-candidates`).
     pub max_candidates: usize,
@@ -901,6 +910,27 @@ mod tests {
         assert!(!sides[5].popular);
         mark_popular(sides.iter_mut(), 5);
         assert!(sides.iter().all(|s| !s.popular));
+    }
+
+    #[test]
+    fn a_transfer_cut_at_a_block_is_not_the_page() {
+        let mut u = UrlSummary::default();
+        for _ in 0..3 {
+            u.add(Some(200), Some(9_000), None);
+        }
+        u.add(Some(200), Some(8_192), None);
+        let kept = |u: &UrlSummary| page_sizes(u).map(|c| c.size).collect::<Vec<_>>();
+        assert_eq!(kept(&u), [9_000]);
+        // Seen twice, it is a size the page has.
+        u.add(Some(200), Some(8_192), None);
+        assert_eq!(kept(&u), [8_192, 9_000]);
+        // The largest size is never a cut.
+        let mut one = UrlSummary::default();
+        one.add(Some(200), Some(4_096), None);
+        assert_eq!(kept(&one), [4_096]);
+        // Another size seen once stays: a page's size may change.
+        u.add(Some(200), Some(7_000), None);
+        assert!(kept(&u).contains(&7_000));
     }
 
     #[test]

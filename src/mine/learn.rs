@@ -11,12 +11,12 @@ use std::io::{BufRead, Seek, SeekFrom, Write};
 
 use super::candidates::{grouping_key, propose, propose_redirects, Family, Rule, UrlEntry};
 use super::evidence::{
-    keep_windows, mark_popular, redirect_verdict, rejection, signature, verdict, Part, Side, Tally,
-    Thresholds, Verdict, WindowSize,
+    keep_windows, mark_popular, page_sizes, redirect_verdict, rejection, signature, verdict, Part,
+    Side, Tally, Thresholds, Verdict, WindowSize,
 };
 use super::summary::{Key, UrlSummary};
 use super::table::for_each_row;
-use super::MergeError;
+use super::{MergeError, MineError};
 use xxhash_rust::xxh64::xxh64;
 
 /// What was decided about a candidate.
@@ -49,8 +49,8 @@ pub(crate) struct Finding {
 pub struct MineOptions {
     /// When a candidate is accepted.
     pub thresholds: Thresholds,
-    /// The fraction of the log's windows (earliest first) learned on; the
-    /// rest confirms. 1.0: no confirmation (rules are written active on the
+    /// The fraction of the log's time span (earliest first) learned on, two
+    /// thirds by default; the windows of the rest confirm. 1.0: no confirmation (rules are written active on the
     /// learning evidence alone).
     pub learn: f64,
 }
@@ -59,7 +59,7 @@ impl Default for MineOptions {
     fn default() -> MineOptions {
         MineOptions {
             thresholds: Thresholds::default(),
-            learn: 0.5,
+            learn: 2.0 / 3.0,
         }
     }
 }
@@ -71,6 +71,9 @@ pub struct MineReport {
     pub hosts: u64,
     /// Distinct URLs mined.
     pub urls: u64,
+    /// The window sizes were compared in, in seconds (the summary's own, or
+    /// coarser when its windows are finer than the log needs).
+    pub window_seconds: u64,
     /// Windows learned on.
     pub learn_windows: u64,
     /// Windows confirmed on.
@@ -81,7 +84,7 @@ pub struct MineReport {
     pub unverified: u64,
     /// Candidates only in the evidence file.
     pub rejected: u64,
-    /// Size buckets that formed no pairs (over `--bucket-cap` or `--popular-size`).
+    /// Groups of URLs sharing one run of digits too large to form pairs (over `--bucket-cap`).
     pub skipped_buckets: u64,
     /// Candidates dropped over `--max-candidates`.
     pub dropped_candidates: u64,
@@ -295,23 +298,44 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
     scan: Option<KeyScan>,
     opts: &MineOptions,
     memory: usize,
-) -> Result<(Vec<Finding>, MineReport), MergeError> {
+) -> Result<(Vec<Finding>, MineReport), MineError> {
     let scan = match scan {
         Some(s) => s,
         None => {
-            let scan = scan_keys(&mut *file, name, None)?;
-            file.seek(SeekFrom::Start(0)).map_err(MergeError::Io)?;
+            let scan = scan_keys(&mut *file, name, None).map_err(MineError::Summary)?;
+            file.seek(SeekFrom::Start(0))
+                .map_err(|e| MineError::Summary(MergeError::Io(e)))?;
             scan
         }
     };
     let budget = Budget::plan(&scan.hosts, memory);
-    let windows = scan.windows;
-    let learned = ((windows.len() as f64) * opts.learn.clamp(0.0, 1.0)).ceil() as usize;
-    let split = windows.iter().nth(learned).copied(); // first confirming window
+    // (A summary of no rows has nothing to mine, windows or not.)
+    let rows = scan.hosts.iter().any(|h| h.rows > 0);
+    if scan.windows.is_empty() && rows && opts.learn < 1.0 {
+        return Err(MineError::NoWindows {
+            file: name.to_owned(),
+        });
+    }
+    let step = window_step(&scan.windows);
+    let coarse = |w: i64| w.div_euclid(step) * step;
+    let windows: BTreeSet<i64> = scan.windows.iter().map(|&w| coarse(w)).collect();
+    // Learn on the windows whose middle lies in the first `--learn` of the
+    // time span, confirm on the rest.
+    let (first, end) = match (windows.first(), windows.last()) {
+        (Some(&f), Some(&l)) => (f, l.saturating_add(step)),
+        _ => (0, 0),
+    };
+    let cut = first as f64 + (end - first) as f64 * opts.learn.clamp(0.0, 1.0);
+    let split = windows
+        .iter()
+        .copied()
+        .find(|&w| w as f64 + step as f64 / 2.0 >= cut); // first confirming window
+    let learned = split.map_or(windows.len(), |s| windows.range(..s).count());
     let confirming = split.is_some();
     let mut report = MineReport {
-        learn_windows: learned.min(windows.len()) as u64,
-        confirm_windows: (windows.len() - learned.min(windows.len())) as u64,
+        learn_windows: learned as u64,
+        confirm_windows: (windows.len() - learned) as u64,
+        window_seconds: u64::try_from(step).unwrap_or(0),
         ..MineReport::default()
     };
 
@@ -347,6 +371,7 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
     let mut sampled_urls = 0;
     let mut flush_url = |current: &mut Option<Current>, urls: &mut Vec<UrlEntry>, level: u32| {
         if let Some(mut c) = current.take() {
+            c.close_window(&window_index, split);
             let target = target_of(&c.url);
             if !kept(level, sample_hash(target)) {
                 sampled_urls += 1;
@@ -388,20 +413,27 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
                 confirm: UrlSummary::default(),
                 learn_windows: Vec::new(),
                 confirm_windows: Vec::new(),
+                window: None,
             });
         }
         if let Some(c) = current.as_mut() {
-            let size = signature(row.sizes())
-                .and_then(|sig| WindowSize::new(window_index(key.window), &sig));
-            let (part, list) = match (key.window, split) {
-                (Some(w), Some(s)) if w >= s => (&mut c.confirm, &mut c.confirm_windows),
-                _ => (&mut c.learn, &mut c.learn_windows),
+            let window = key.window.map(coarse);
+            if c.window.as_ref().is_some_and(|(w, _)| *w != window) {
+                c.close_window(&window_index, split);
+            }
+            let (_, merged) = c
+                .window
+                .get_or_insert_with(|| (window, UrlSummary::default()));
+            merged.merge(&row);
+            let part = match (window, split) {
+                (Some(w), Some(s)) if w >= s => &mut c.confirm,
+                _ => &mut c.learn,
             };
             part.merge(&row);
-            list.extend(size);
         }
         Ok(())
-    })?;
+    })
+    .map_err(MineError::Summary)?;
     flush_url(&mut current, &mut urls, level);
     if let Some(h) = host.take() {
         miner.host(h, urls);
@@ -436,6 +468,69 @@ struct Current {
     confirm: UrlSummary,
     learn_windows: Vec<WindowSize>,
     confirm_windows: Vec<WindowSize>,
+    /// The rows of the window being read (the summary's windows merged into
+    /// the miner's coarser one): exact, as merging summaries is.
+    window: Option<(Option<i64>, UrlSummary)>,
+}
+
+impl Current {
+    /// Ends the window being read: its size signature joins its part's list.
+    fn close_window(&mut self, index: &impl Fn(Option<i64>) -> u32, split: Option<i64>) {
+        let Some((window, merged)) = self.window.take() else {
+            return;
+        };
+        let size =
+            signature(page_sizes(&merged)).and_then(|sig| WindowSize::new(index(window), &sig));
+        let list = match (window, split) {
+            (Some(w), Some(s)) if w >= s => &mut self.confirm_windows,
+            _ => &mut self.learn_windows,
+        };
+        list.extend(size);
+    }
+}
+
+/// Window lengths the miner compares sizes in, finest first: a window is
+/// short enough that a page's content changes little within it, and long
+/// enough to hold several responses of a URL.
+const WINDOW_STEPS: [i64; 3] = [3_600, 6 * 3_600, 86_400];
+/// Windows a log should have for its learning and confirming parts to hold
+/// several each.
+const WINDOWS_WANTED: usize = 8;
+
+/// The window the miner compares in: the longest of [`WINDOW_STEPS`] (a day
+/// at most) that still gives the log [`WINDOWS_WANTED`] windows, never finer
+/// than the summary's own (the smallest gap between its windows). A log of
+/// two weeks is compared by day, a log of one day by hour.
+fn window_step(windows: &BTreeSet<i64>) -> i64 {
+    let given = windows
+        .iter()
+        .zip(windows.iter().skip(1))
+        .map(|(a, b)| b - a)
+        .min()
+        .unwrap_or(86_400)
+        .max(1);
+    if given >= 86_400 {
+        return 86_400; // a summary's windows of a day or more, as they are
+    }
+    let count = |step: i64| -> usize {
+        let mut n = 0;
+        let mut last = None;
+        for &w in windows {
+            let c = w.div_euclid(step);
+            if last != Some(c) {
+                n += 1;
+                last = Some(c);
+            }
+        }
+        n
+    };
+    WINDOW_STEPS
+        .iter()
+        .rev()
+        .copied()
+        .filter(|&step| step >= given)
+        .find(|&step| count(step) >= WINDOWS_WANTED)
+        .unwrap_or(given)
 }
 
 /// The summary URL from its path on (`https://h/a?b` → `/a?b`); a path-only
@@ -1025,6 +1120,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn sizes_are_compared_in_windows_the_log_has_enough_of() {
+        let hourly = |hours: i64| (0..hours).map(|h| 1_790_812_800 + h * 3_600).collect();
+        assert_eq!(window_step(&hourly(24)), 3_600, "one day: by hour");
+        assert_eq!(
+            window_step(&hourly(3 * 24)),
+            6 * 3_600,
+            "three days: by 6 hours"
+        );
+        assert_eq!(window_step(&hourly(14 * 24)), 86_400, "two weeks: by day");
+        let daily: BTreeSet<i64> = (0..3).map(|d| 1_790_812_800 + d * 86_400).collect();
+        assert_eq!(
+            window_step(&daily),
+            86_400,
+            "never finer than the summary's"
+        );
+        let weekly: BTreeSet<i64> = (0..3).map(|w| 1_790_812_800 + w * 7 * 86_400).collect();
+        let step = window_step(&weekly);
+        assert!(
+            weekly.iter().all(|w| w.div_euclid(step) * step == *w),
+            "kept as they are"
+        );
+    }
+
+    #[test]
     fn targets_and_segments() {
         assert_eq!(target_of("https://h.example/a/b?x=1"), "/a/b?x=1");
         assert_eq!(target_of("https://h.example"), "/");
@@ -1145,7 +1264,11 @@ mod tests {
             &mut std::io::Cursor::new(text.into_bytes()),
             "s.tsv",
             None,
-            &MineOptions::default(),
+            // Learned on the first half of the span (days 1 to 3).
+            &MineOptions {
+                learn: 0.5,
+                ..MineOptions::default()
+            },
             64 << 20,
         )
         .unwrap();

@@ -186,6 +186,13 @@ pub enum MineError {
     WriteRules(io::Error),
     /// Writing the evidence file failed.
     WriteEvidence(io::Error),
+    /// The summary's rows have no time window, so nothing tells the learning
+    /// part from the confirming one (a summary written with `--window none`,
+    /// or a log without times); mining it needs `--learn 100`.
+    NoWindows {
+        /// The summary's name.
+        file: String,
+    },
 }
 
 impl std::fmt::Display for MineError {
@@ -195,6 +202,12 @@ impl std::fmt::Display for MineError {
             MineError::Summary(e) => e.fmt(f),
             MineError::WriteRules(e) => write!(f, "cannot write the rules: {e}"),
             MineError::WriteEvidence(e) => write!(f, "cannot write the evidence: {e}"),
+            MineError::NoWindows { file } => write!(
+                f,
+                "{file}: no row has a time window, so rules cannot be learned on the earlier \
+                 part and confirmed on the later one: summarize with --window (1d, 1h, ...) from \
+                 logs that have times, or mine with --learn 100 (no confirmation)"
+            ),
         }
     }
 }
@@ -312,8 +325,7 @@ fn mine_file(
     file.seek(io::SeekFrom::Start(0))
         .map_err(|e| MineError::Summary(MergeError::Io(e)))?;
     let mut reader = io::BufReader::new(file);
-    let (findings, report) =
-        learn::mine_file(&mut reader, name, scan, opts, memory).map_err(MineError::Summary)?;
+    let (findings, report) = learn::mine_file(&mut reader, name, scan, opts, memory)?;
     write::rules_file(&findings, out.rules).map_err(MineError::WriteRules)?;
     if let Some(evidence) = out.evidence {
         write::evidence_file(&findings, evidence).map_err(MineError::WriteEvidence)?;
