@@ -819,8 +819,7 @@ fn literal_pairs(urls: &[UrlEntry], th: &Thresholds, counts: &mut HashMap<Propos
 /// pairs alone at one size (`--literal-aliases`).
 pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
     let mut counts: HashMap<Proposal, Tallied> = HashMap::new();
-    let mut out = Proposals::default();
-    out.skipped_buckets = text_pairs(urls, th.bucket_cap, |view, i, j| {
+    let skipped_buckets = text_pairs(urls, th.bucket_cap, |view, i, j| {
         let (a, b) = (&urls[i], &urls[j]);
         let Some(p) = align(&a.target, &b.target).filter(|p| view.finds(p)) else {
             return;
@@ -831,6 +830,10 @@ pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
         }
         tally(&mut counts, p, a, b);
     });
+    let mut out = Proposals {
+        skipped_buckets,
+        ..Proposals::default()
+    };
     if th.literal_aliases {
         literal_pairs(urls, th, &mut counts);
     }
