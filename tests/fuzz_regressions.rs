@@ -531,3 +531,40 @@ fn compression_that_is_not_read_is_named_and_refused() {
         assert_eq!(Compression::unread(text), None);
     }
 }
+
+/// `conservation` found (after the "not a text log" message for binary
+/// files): a file that starts with NUL bytes (as a log truncated by
+/// logrotate's copytruncate does), read with `-f json` and no paths. The
+/// format was given, so the error is the JSON reader's (its objects match no
+/// preset), not "binary, give the format with -f"; detected, it is binary.
+#[test]
+fn nul_bytes_with_a_given_json_format_get_the_readers_error() {
+    let mut bytes = vec![0u8; 7];
+    bytes.extend_from_slice(
+        b"0caddy  | {\"level\":\"info\",\"ts\":1761019822.3,\"msg\":\"started\"}\n",
+    );
+    let path = file("nul-prefixed.log", &bytes);
+    for (format, wanted) in [
+        (Some(LogFormat::Json), "match no preset"),
+        (None, "not a text log"),
+    ] {
+        let (mut out, mut diag) = (Vec::new(), Vec::new());
+        let summary = pipeline::run(
+            &[Source::Path(path.clone())],
+            &Options {
+                format,
+                ..Options::default()
+            },
+            Sinks {
+                out: &mut out,
+                rejects: None,
+                diag: &mut diag,
+                progress: None,
+            },
+        )
+        .unwrap();
+        let error = summary.files[0].error.as_deref().unwrap_or_default();
+        assert!(error.contains(wanted), "{format:?}: {error:?}");
+        assert!(out.is_empty());
+    }
+}

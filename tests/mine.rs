@@ -109,6 +109,21 @@ fn mined_rules_score(seed: u32) {
         by_family["substitution"].as_f64().unwrap() > 0.5,
         "{by_family}"
     );
+    // None of the traps is merged with a page it is not: templates, content
+    // and reorder-only parameters, soft 404s, yesterday's view of a page.
+    let false_merges = &mined["false_merge_urls_by_family"];
+    for trap in [
+        "template",
+        "content-param",
+        "reorder",
+        "soft-404",
+        "drift-yesterday",
+    ] {
+        assert!(
+            false_merges[trap].as_u64().unwrap_or(0) == 0,
+            "seed {seed}: trap {trap} merged: {false_merges}"
+        );
+    }
     // The traps were not learned: no rule drops `sort` (reorder-only), and
     // the evidence says why.
     let text = std::fs::read_to_string(&rules).unwrap();

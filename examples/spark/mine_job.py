@@ -83,10 +83,14 @@ def merge(binary, summaries, where):
 def summarize_partition(pairs, binary, args):
     """Stage 0 for the files of one partition, merged: one summary (bytes)."""
     summaries = []
+    # `canonurl mine` summarizes logs by hour (and compares in the window
+    # that fits the log): the same here, unless --summarize-args sets one.
+    window = [] if any(a.split("=")[0] == "--window" for a in args) else ["--window", "1h"]
     for path, content in pairs:
         # Exit 1: no line of the file gave a URL (an empty log): it adds
         # nothing, as in the single-process run.
-        summary = canonurl(binary, ["summarize", *args, "-"], stdin=content, where=path, ok=(0, 1))
+        summary = canonurl(binary, ["summarize", *window, *args, "-"], stdin=content, where=path,
+                           ok=(0, 1))
         if summary:
             summaries.append(summary)
     if summaries:

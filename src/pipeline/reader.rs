@@ -210,7 +210,10 @@ impl<'a> Reader<'a> {
             Ok(detected) => detected,
             Err(undetected) => {
                 self.spare += 1;
-                let why = match binary {
+                // A format given (JSON whose objects match no preset) says
+                // what it found: the file was read as that format, binary
+                // or not (a log truncated by copytruncate starts with NULs).
+                let why = match binary && opts.format.is_none() {
                     true => format!("{BINARY}; give the format with -f if it is a log"),
                     false => undetected_message(&undetected, sample),
                 };
