@@ -2,7 +2,7 @@
 //! that showed it. A test marked `` fails until the bug
 //! in src/ is fixed; remove the `ignore` then.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use canonurl::input::Source;
@@ -500,21 +500,7 @@ fn compression_that_is_not_read_is_named_and_refused() {
         assert_eq!(Compression::unread(bytes), Some(name));
         let path = file(&format!("unread-{name}.log"), bytes);
         for format in [None, Some(LogFormat::Combined), Some(LogFormat::Plain)] {
-            let (mut out, mut diag) = (Vec::new(), Vec::new());
-            let summary = pipeline::run(
-                &[Source::Path(path.clone())],
-                &Options {
-                    format,
-                    ..Options::default()
-                },
-                Sinks {
-                    out: &mut out,
-                    rejects: None,
-                    diag: &mut diag,
-                    progress: None,
-                },
-            )
-            .unwrap();
+            let (summary, out) = run_with_format(&path, format);
             let report = &summary.files[0];
             let error = report.error.as_deref().unwrap_or_default();
             assert!(
@@ -548,23 +534,30 @@ fn nul_bytes_with_a_given_json_format_get_the_readers_error() {
         (Some(LogFormat::Json), "match no preset"),
         (None, "not a text log"),
     ] {
-        let (mut out, mut diag) = (Vec::new(), Vec::new());
-        let summary = pipeline::run(
-            &[Source::Path(path.clone())],
-            &Options {
-                format,
-                ..Options::default()
-            },
-            Sinks {
-                out: &mut out,
-                rejects: None,
-                diag: &mut diag,
-                progress: None,
-            },
-        )
-        .unwrap();
+        let (summary, out) = run_with_format(&path, format);
         let error = summary.files[0].error.as_deref().unwrap_or_default();
         assert!(error.contains(wanted), "{format:?}: {error:?}");
         assert!(out.is_empty());
     }
+}
+
+/// `pipeline::run` of one file with `format` (detected when `None`) and
+/// default options: its summary and output.
+fn run_with_format(path: &Path, format: Option<LogFormat>) -> (pipeline::stats::Summary, Vec<u8>) {
+    let (mut out, mut diag) = (Vec::new(), Vec::new());
+    let summary = pipeline::run(
+        &[Source::Path(path.to_path_buf())],
+        &Options {
+            format,
+            ..Options::default()
+        },
+        Sinks {
+            out: &mut out,
+            rejects: None,
+            diag: &mut diag,
+            progress: None,
+        },
+    )
+    .unwrap();
+    (summary, out)
 }
