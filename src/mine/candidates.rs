@@ -525,8 +525,6 @@ pub(crate) struct Candidate {
 struct Tallied {
     /// Agreeing pairs that proposed it.
     pairs: u64,
-    /// Pairs that proposed it whose sizes did not agree.
-    text: u64,
     /// The values of a parameter proposal's parameter (a few).
     values: Vec<String>,
     /// Hits on a substitution's `a` spelling minus hits on its `b` one.
@@ -633,8 +631,7 @@ fn text_pairs(urls: &[UrlEntry], cap: usize, mut visit: impl FnMut(View, usize, 
     for (i, u) in urls.iter().enumerate() {
         let (path, query) = split_query(&u.target);
         if let Some(q) = query {
-            let pairs: Vec<&str> = q.split('&').take(PAIRS_TRIED).collect();
-            for out in 0..pairs.len() {
+            for out in 0..q.split('&').take(PAIRS_TRIED).count() {
                 key.clear();
                 key.push_str(path);
                 let mut sep = '?';
@@ -669,7 +666,8 @@ fn text_pairs(urls: &[UrlEntry], cap: usize, mut visit: impl FnMut(View, usize, 
     for (i, u) in urls.iter().enumerate() {
         let (path, _) = split_query(&u.target);
         key.clear();
-        key.push_str(&path.to_ascii_lowercase());
+        key.push_str(path);
+        key.make_ascii_lowercase();
         key.push_str(&u.target[path.len()..]);
         star(&key, i, View::Case, &mut first);
     }
@@ -824,11 +822,10 @@ pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
         let Some(p) = align(&a.target, &b.target).filter(|p| view.finds(p)) else {
             return;
         };
-        if verdict(a.learn_part(), b.learn_part()).verdict != Verdict::Agree {
-            counts.entry(p).or_default().text += 1;
-            return;
+        // Proposed by text, not supported by sizes: no candidate.
+        if verdict(a.learn_part(), b.learn_part()).verdict == Verdict::Agree {
+            tally(&mut counts, p, a, b);
         }
-        tally(&mut counts, p, a, b);
     });
     let mut out = Proposals {
         skipped_buckets,
@@ -837,8 +834,6 @@ pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
     if th.literal_aliases {
         literal_pairs(urls, th, &mut counts);
     }
-    // Proposed by text, never supported by sizes: no candidate.
-    counts.retain(|_, t| t.pairs > 0);
     let mut list: Vec<(Proposal, Tallied)> = counts.into_iter().collect();
     // Most proposed first; ties in a fixed order, so the output is stable.
     list.sort_unstable_by(|x, y| y.1.pairs.cmp(&x.1.pairs).then_with(|| x.0.cmp(&y.0)));
@@ -852,7 +847,6 @@ pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
             pairs,
             values,
             direction,
-            ..
         },
     ) in list
     {
