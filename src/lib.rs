@@ -211,9 +211,10 @@
 //!       --> caller's Vec<u8> or bumpalo arena, with Parts offsets
 //! ```
 //!
-//! Scanning is done by the crate's byte-set search (`url::simd`): sixteen
-//! bytes a step with SSE2 on `x86_64`, a table elsewhere, over byte sets
-//! declared once.
+//! Scanning is done by the crate's byte-set search (`url::simd`) over byte
+//! sets declared once: thirty-two bytes a step with AVX2 or sixteen with
+//! SSSE3 when the CPU has them (detected at run time), sixteen with SSE2 on
+//! any other `x86_64`, a 256-entry table elsewhere.
 //!
 //! ## Why
 //!
@@ -222,19 +223,32 @@
 //! starts rewriting at the first byte that needs it; it never allocates per
 //! URL, never replaces bytes it cannot decode, and explains every rejection.
 #![deny(unsafe_code)]
+// Below `pipeline`, some crate-internal helpers serve only the layers that
+// are left out (a time parser of the log layer, say, and its re-export); the
+// full build still reports both.
+#![cfg_attr(not(feature = "pipeline"), allow(dead_code, unused_imports))]
 #![warn(missing_docs)]
 
+// The layers follow the data, each behind the Cargo feature that brings its
+// crates (Cargo.toml's [features]): `canon` and `url` always, `log` with
+// `logs`, `input` with `io`, the rest with `pipeline`.
 mod ascii;
 pub mod canon;
+#[cfg(feature = "io")]
 pub mod input;
+#[cfg(feature = "logs")]
 pub mod log;
+#[cfg(feature = "pipeline")]
 pub mod mine;
+#[cfg(feature = "pipeline")]
 mod output;
+#[cfg(feature = "pipeline")]
 pub mod pipeline;
 mod reject;
 pub(crate) mod url;
 
 pub use canon::{Base, Canonical, Canonicalizer, Profile, DEFAULT_MAX_INPUT_LEN};
+#[cfg(feature = "logs")]
 pub use log::RecordReader;
 pub use reject::{Reason, Reject};
 pub use url::parts::{Parts, ABSENT};
@@ -242,6 +256,7 @@ pub use url::parts::{Parts, ABSENT};
 /// The pieces of the pipeline that fuzz targets, benches and tests drive
 /// directly. Not part of the API: it changes without notice.
 #[doc(hidden)]
+#[cfg(feature = "pipeline")]
 pub mod internals {
     pub use crate::input::stream::{open as open_input, Input};
     pub use crate::log::alb::AlbExtractor;

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use canonurl::canon::rules::{file, Edit, Rule, RuleSet};
 use canonurl::canon::surt::{surt, SurtForm};
-use canonurl::{pipeline, Base, Canonical, Parts, Profile, Reject, ABSENT};
+use canonurl::{canon, Base, Canonical, Parts, Profile, Reject, ABSENT};
 use pyo3::exceptions::{PyRuntimeWarning, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -152,7 +152,7 @@ impl Worker {
             Output::DedupFingerprint | Output::DedupKey => Output::DedupKey,
             _ => Output::Url,
         };
-        self.text(input, text_of).map(pipeline::key)
+        self.text(input, text_of).map(canon::key)
     }
 
     /// `--explain`'s labels of the rules that changed the last URL: a rule's
@@ -996,7 +996,7 @@ fn _canonicalize_arrow(
 /// number: `canonurl --key`'s fingerprint and Spark SQL's `xxhash64`.
 #[pyfunction]
 fn xxhash64(data: &Bound<'_, PyAny>) -> PyResult<i64> {
-    with_input(data, pipeline::key)
+    with_input(data, canon::key)
 }
 
 /// The dedup rules: `(name, tier, what it does)`, in `--list-rules` order.

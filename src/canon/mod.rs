@@ -10,10 +10,12 @@ use crate::url::parser::{self, Mode};
 use crate::url::parts::{Parts, ABSENT};
 use crate::url::simd::Chunk;
 
+mod key;
 pub(crate) mod rfc3986;
 pub mod rules;
 pub mod surt;
 
+pub use key::{key, KEY_SEED};
 use rules::{RuleMask, RuleSet, Tier};
 
 /// How far canonicalization goes.

@@ -13,28 +13,11 @@ pub(crate) mod jsonl;
 pub(crate) mod tabs;
 
 use smallvec::SmallVec;
-use xxhash_rust::xxh64::xxh64;
 
 use crate::canon::rules::RuleMask;
+pub(crate) use crate::canon::{key, KEY_SEED};
 use crate::log::{Field, RecordColumn};
 use crate::pipeline::{Mode, Options, OutputFormat};
-
-/// Seed of the URL fingerprint: XXH64 with seed 42 is what Spark SQL's
-/// `xxhash64(col)` computes over a string's UTF-8 bytes.
-pub const KEY_SEED: u64 = 42;
-
-/// The fingerprint of a canonical URL, as `--key` prints it (Spark's `xxhash64`).
-///
-/// ```
-/// use canonurl::pipeline::{key, KEY_SEED};
-///
-/// let url = b"http://example.com/a?id=7";
-/// assert_eq!(key(url), xxhash_rust::xxh64::xxh64(url, KEY_SEED) as i64);
-/// assert_ne!(key(url), key(b"http://example.com/a?id=8"));
-/// ```
-pub fn key(url: &[u8]) -> i64 {
-    xxh64(url, KEY_SEED) as i64
-}
 
 /// Everything one row can show. Which of it is written is the run's
 /// [`Columns`]' choice.

@@ -41,7 +41,7 @@ use stats::Summary;
 use worker::PieceOut;
 pub(crate) use worker::RecordSink;
 
-pub use crate::output::{key, KEY_SEED};
+pub use crate::canon::{key, KEY_SEED};
 pub use distinct::{default_memory_limit, is_spill_error, parse_size};
 
 /// How records are written.
