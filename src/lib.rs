@@ -21,7 +21,39 @@
 //!   search-index and crawl dedup keys.
 //!
 //! Each dedup rule is a [`canon::rules::Rule`], named and switchable; the
-//! whole list, with tiers and effects, is `canonurl --list-rules`.
+//! whole list, with tiers and effects, is [`canon::rules::Rule::ALL`] and
+//! `canonurl --list-rules`.
+//!
+//! | profile | what it gives |
+//! |---|---|
+//! | `whatwg` | the WHATWG URL Standard's href, rejected where its parser fails |
+//! | `rfc3986` (the command's default) | `whatwg` plus meaning-preserving normalization; always a valid RFC 3986 URI |
+//! | `safe` | `rfc3986` plus the rules safe on practically every site |
+//! | `aggressive` | `safe` plus the rules right for most sites, wrong for some |
+//!
+//! The four on one URL ([`Profile::ALL`], from the most faithful):
+//!
+//! ```
+//! use canonurl::{Canonicalizer, Profile};
+//!
+//! let url = b"HTTP://www.Example.COM:80/a/./b/index.html?utm_source=x&%7ex=1#top";
+//! let mut written = Vec::new();
+//! for profile in Profile::ALL {
+//!     let mut out = Vec::new();
+//!     Canonicalizer::new(profile).canonicalize_into(url, &mut out).unwrap();
+//!     written.push((profile.name(), String::from_utf8(out).unwrap()));
+//! }
+//! assert_eq!(written, [
+//!     ("whatwg", "http://www.example.com/a/b/index.html?utm_source=x&%7ex=1#top".to_string()),
+//!     ("rfc3986", "http://www.example.com/a/b/index.html?utm_source=x&~x=1#top".to_string()),
+//!     ("safe", "http://www.example.com/a/b/index.html?~x=1".to_string()),
+//!     ("aggressive", "http://example.com/a/b/?~x=1".to_string()),
+//! ]);
+//! ```
+//!
+//! The repository's README.md shows the command; its `docs/` directory
+//! has a page per subject (the rules and rules files, the log formats, the
+//! output, memory, mining rules from logs, conformance, performance).
 //!
 //! ## Examples
 //!
@@ -116,14 +148,16 @@
 //! `canonurl --dedup-key` writes, beside each URL in the chosen profile, its
 //! key in a dedup profile (by default `aggressive`): two canonicalizers, one
 //! per profile, over the same input. A fingerprint is XXH64 with seed 42 over
-//! the canonical bytes, as a signed 64-bit number ([`pipeline::key`]): the
+//! the canonical bytes, as a signed 64-bit number ([`canon::key`]): the
 //! value Spark SQL's `xxhash64(url)` gives, so keys computed here and in Spark
 //! join. [`canon::surt::surt`] writes a canonical URL in SURT form, the
-//! Wayback Machine's CDX key, with the host's labels reversed:
+//! Wayback Machine's CDX key, with the host's labels reversed, and
+//! [`canon::surt::ssurt`] in SSURT form, which keeps scheme, port and
+//! userinfo:
 //!
 //! ```
 //! use canonurl::canon::surt::{surt, SurtForm};
-//! use canonurl::{pipeline, Canonicalizer, Profile};
+//! use canonurl::{canon, Canonicalizer, Profile};
 //!
 //! let input = b"http://www.Example.com/a/?utm_medium=mail&id=7";
 //! let (mut url, mut key) = (Vec::new(), Vec::new());
@@ -132,12 +166,21 @@
 //! assert_eq!(url, b"http://www.example.com/a/?utm_medium=mail&id=7");
 //! assert_eq!(key, b"http://example.com/a/?id=7");
 //! // Equal keys, equal fingerprints: a join key for Spark.
-//! assert_eq!(pipeline::key(&key), pipeline::key(b"http://example.com/a/?id=7"));
-//! assert_ne!(pipeline::key(&key), pipeline::key(&url));
+//! assert_eq!(canon::key(&key), canon::key(b"http://example.com/a/?id=7"));
+//! assert_ne!(canon::key(&key), canon::key(&url));
+//! // The fingerprint is XXH64 with seed 42 (`canon::KEY_SEED`), as a signed number.
+//! assert_eq!(canon::KEY_SEED, 42);
+//! assert_eq!(canon::key(&key), xxhash_rust::xxh64::xxh64(&key, 42) as i64);
 //!
 //! let mut cdx = Vec::new();
 //! surt(&key, &dedup.parts, SurtForm::Cdx, &mut cdx);
 //! assert_eq!(cdx, b"com,example)/a/?id=7");
+//! cdx.clear();
+//! surt(&key, &dedup.parts, SurtForm::Classic, &mut cdx);
+//! assert_eq!(cdx, b"http://(com,example,)/a/?id=7");
+//! let mut s = Vec::new();
+//! canonurl::canon::surt::ssurt(&key, &dedup.parts, &mut s);
+//! assert_eq!(s, b"com,example,//http:/a/?id=7");
 //! ```
 //!
 //! ## Bytes that are not UTF-8
@@ -177,6 +220,11 @@
 //! Canonicalizer::new(Profile::Rfc3986).canonicalize_into(&url, &mut out).unwrap();
 //! assert_eq!(out, b"https://shop.example/b?~");
 //! ```
+//!
+//! [`mine`] is `canonurl summarize` and `canonurl mine`: mergeable per-URL
+//! summaries of logs ([`mine::summarize`], [`mine::merge`]), and the dedup
+//! rules learned from them ([`mine::mine_logs`], [`mine::mine_summaries`]),
+//! written as a rules file that [`canon::rules::file::build`] reads.
 //!
 //! [`pipeline::run`] is the whole run, what the `canonurl` binary calls:
 //!

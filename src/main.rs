@@ -8,7 +8,8 @@
 //! default; plain, gzip, zstd, xz or bzip2; files or directories), takes each record's request URL (or its
 //! referer), canonicalizes it and writes it to stdout. Data goes to stdout
 //! only, diagnostics to stderr only, and the output bytes never depend on
-//! whether stdout is a terminal. See README.md for examples.
+//! whether stdout is a terminal. See README.md for examples, docs/ for the
+//! reference.
 //!
 //! Exit status (as ripgrep's): 0 when everything was read (rejected lines
 //! included, and when stdout is closed early); 1 when `--strict` saw a
@@ -303,7 +304,7 @@ struct Cli {
     /// parameters, index files) and rewrite rules, for every host and per
     /// host (`example.com`, `*.example.com`). An unknown key is an error
     /// naming its line; settings of rules that are off are named in a
-    /// warning. See the README.
+    /// warning. See docs/rules.md.
     #[arg(long, value_name = "FILE", help_heading = "Profile and rules")]
     rules: Option<PathBuf>,
 
@@ -393,7 +394,7 @@ struct Cli {
     /// --unique/--count): the columns come after the usual ones, in the
     /// order given. `time` is Unix seconds (UTC), `input` the input's name.
     /// A field the record lacks is an empty cell in TSV and null in JSON
-    /// Lines. Which formats log which field: see the README.
+    /// Lines. Which formats log which field: see docs/output.md.
     #[arg(long, value_name = "LIST", help_heading = "Output")]
     with: Vec<String>,
 

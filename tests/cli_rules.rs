@@ -546,20 +546,21 @@ fn logs_get_the_rules_with_their_hosts() {
     assert_eq!(lines(&o), ["https://example.com/a/?b=1"]);
 }
 
-/// The README's rule table is `Rule::markdown_table()`, so the table the
-/// rules are defined in is the only place to change a rule's description.
-/// With `CANONURL_BLESS=1` the test writes the table into the README.
+/// The rule table of docs/rules.md is `Rule::markdown_table()`, so the
+/// table the rules are defined in is the only place to change a rule's
+/// description. With `CANONURL_BLESS=1` the test writes the table into the
+/// page.
 #[test]
-fn readme_rule_table_is_generated_from_the_rule_table() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+fn docs_rule_table_is_generated_from_the_rule_table() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/rules.md");
     let readme = std::fs::read_to_string(&path).unwrap();
     let begin = readme
         .find("<!-- rules:begin")
-        .expect("README has <!-- rules:begin");
+        .expect("docs/rules.md has <!-- rules:begin");
     let body = begin + readme[begin..].find("-->\n").expect("marker closes") + 4;
     let end = readme
         .find("<!-- rules:end -->")
-        .expect("README has <!-- rules:end -->");
+        .expect("docs/rules.md has <!-- rules:end -->");
     let table = canonurl::canon::rules::Rule::markdown_table();
     if readme[body..end] == table {
         return;
@@ -570,12 +571,12 @@ fn readme_rule_table_is_generated_from_the_rule_table() {
         return;
     }
     panic!(
-        "README.md's rule table differs from Rule::markdown_table(); \
+        "docs/rules.md's rule table differs from Rule::markdown_table(); \
          rerun with CANONURL_BLESS=1 to write it. Expected:\n{table}"
     );
 }
 
-/// Regression (issue 28): with the README's aliases under `safe`, a host
+/// Regression (issue 28): with the aliases of docs/rules.md under `safe`, a host
 /// with a trailing dot was aliased with the dot gone, and `--explain`
 /// showed only `host-alias`, `--stats` no `host-trailing-dot`, and
 /// `--rule -host-trailing-dot` kept nothing. Each rule that changes the URL

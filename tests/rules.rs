@@ -896,7 +896,7 @@ fn removing_the_last_parameter_removes_the_question_mark() {
     assert_eq!(show(&out), show(b"http://h/"));
 }
 
-/// The README's rules file: its rewrite fires on `/story?id=12` (after the
+/// The rules file of docs/rules.md: its rewrite fires on `/story?id=12` (after the
 /// other rules, before `trailing-slash=add` writes `/story/`), and the
 /// built-in rules then run on the result, so every spelling of the page
 /// gets one key, and that key is a fixed point.

@@ -526,7 +526,7 @@ impl Canonicalizer {
     /// target's end itself. For a log reader whose request field ends in a
     /// known way after the target: one scan finds the end and the canonical
     /// form, and the reader's other steps are skipped (pipeline/combined of
-    /// `benches/guard.sh`: 890.8 → 603.5 instructions a line; the README
+    /// `benches/guard.sh`: 890.8 → 603.5 instructions a line; BENCHMARKS.md
     /// has what came after).
     ///
     /// `chunk` is the engine of the caller's loop, which runs under

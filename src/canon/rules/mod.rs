@@ -43,7 +43,7 @@ use rewrite::Rewrite;
 
 /// Defines the rules, once each: the [`Rule`] enum (with a doc test per rule
 /// that runs its example), [`Rule::ALL`], and the table that names, tiers,
-/// documentation, `--list-rules`, the README's table and the name parser all
+/// documentation, `--list-rules`, the table in docs/rules.md and the name parser all
 /// read. A new rule is one entry here, plus its code in the component file
 /// it acts on (`host.rs`, `path.rs`, `query.rs`, or `apply.rs` for scheme,
 /// userinfo and fragment).
@@ -341,7 +341,7 @@ impl Rule {
         Rule::ALL.into_iter().find(|r| r.name() == name)
     }
 
-    /// The rule's row of the README's rule table (Markdown): number, name,
+    /// The rule's row of the rule table in docs/rules.md (Markdown): number, name,
     /// tier, effect, setting and example.
     pub fn markdown_row(self) -> String {
         let d = self.definition();
@@ -357,7 +357,7 @@ impl Rule {
         )
     }
 
-    /// The README's rule table (Markdown): a header and one
+    /// The rule table of docs/rules.md (Markdown): a header and one
     /// [`markdown_row`](Rule::markdown_row) per rule, in table order.
     pub fn markdown_table() -> String {
         let mut t = String::from(
