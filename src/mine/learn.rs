@@ -6,6 +6,7 @@
 //! compact print of every URL (its target, hits and two sides) for host
 //! aliases, which compare hosts with each other.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{BufRead, Seek, SeekFrom, Write};
 
@@ -153,7 +154,10 @@ pub(crate) fn scan_keys(
         sorted: true,
         hosts: Vec::new(),
     };
-    let mut before: Vec<u8> = Vec::new(); // the previous row, without its line end
+    // The previous row that could be read, without its line end, and the
+    // lengths of its host and URL and its window (not parsed again).
+    let mut before: Vec<u8> = Vec::new();
+    let mut before_key: Option<(usize, usize, Option<i64>)> = None;
     loop {
         line.clear();
         if input.read_until(b'\n', &mut line).map_err(MergeError::Io)? == 0 {
@@ -171,8 +175,11 @@ pub(crate) fn scan_keys(
         if let Some(w) = key.window {
             scan.windows.insert(w);
         }
-        let previous = Key::parse(&before).ok().filter(|_| !before.is_empty());
-        let previous = previous.map(|(b, _)| b);
+        let previous = before_key.map(|(host, url, window)| Key {
+            host: &before[..host],
+            url: &before[host + 1..host + 1 + url],
+            window,
+        });
         if previous.is_none_or(|b| b.host != key.host) {
             scan.hosts.push(Count::default());
         }
@@ -185,11 +192,13 @@ pub(crate) fn scan_keys(
             }
             count.rows += 1;
         }
-        if scan.sorted && !before.is_empty() {
+        if scan.sorted && previous.is_some() {
             scan.sorted = previous.is_some_and(|b| b < key);
         }
+        let this_key = (key.host.len(), key.url.len(), key.window);
         before.clear();
         before.extend_from_slice(row);
+        before_key = Some(this_key);
     }
 }
 
@@ -209,9 +218,10 @@ struct Budget {
 /// and evaluating candidates take per URL (the order by size, the hashed
 /// grouping keys, the popular sizes).
 const URL_COST: u64 = std::mem::size_of::<UrlEntry>() as u64 + 32 + 48;
-/// Bytes per print besides its key and windows: the print and its place
-/// in the aliases' order by key.
-const PRINT_COST: u64 = std::mem::size_of::<Print>() as u64 + 8;
+/// Bytes per print besides its key and windows: the print, its place in
+/// the aliases' order by key, and its key's run and entry in the index by
+/// hash ([`ByKey`]).
+const PRINT_COST: u64 = std::mem::size_of::<Print>() as u64 + 16;
 /// What `--memory` leaves for what the miner does not count: the program,
 /// buffers, candidates and findings, the allocator's slack (half of
 /// `--memory` when that is less).
@@ -391,9 +401,13 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
             });
         }
     };
+    // The last row's host and URL bytes: most rows repeat them, and equal
+    // bytes need no UTF-8 check (hosts and URLs are compared as the lossy
+    // text they are kept as, so bytes that differ are still compared so).
+    let (mut last_host, mut last_url): (Vec<u8>, Vec<u8>) = (Vec::new(), Vec::new());
     for_each_row(&mut *file, name, |key, row| {
-        let row_host = String::from_utf8_lossy(key.host);
-        if host.as_deref() != Some(&*row_host) {
+        let row_host = text_if_new(&mut last_host, key.host, host.is_some());
+        if let Some(row_host) = row_host.filter(|h| host.as_deref() != Some(&**h)) {
             flush_url(&mut current, &mut urls, level);
             if let Some(h) = host.take() {
                 miner.host(h, std::mem::take(&mut urls));
@@ -404,8 +418,8 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
             let count = scan.hosts.get(host_index).map_or(0, |c| c.urls >> level);
             urls.reserve(reserve(count));
         }
-        let url = String::from_utf8_lossy(key.url);
-        if current.as_ref().is_none_or(|c| c.url != url) {
+        let url = text_if_new(&mut last_url, key.url, current.is_some());
+        if let Some(url) = url.filter(|u| current.as_ref().is_none_or(|c| c.url != *u)) {
             flush_url(&mut current, &mut urls, level);
             current = Some(Current {
                 url: url.into_owned(),
@@ -915,14 +929,33 @@ impl Miner<'_> {
     }
 }
 
+/// `bytes` as text (lossy), unless they are the `last` bytes seen and
+/// `known` (what they gave is kept already); remembers them as the last.
+fn text_if_new<'b>(last: &mut Vec<u8>, bytes: &'b [u8], known: bool) -> Option<Cow<'b, str>> {
+    if known && last == bytes {
+        return None;
+    }
+    last.clear();
+    last.extend_from_slice(bytes);
+    Some(String::from_utf8_lossy(bytes))
+}
+
 /// The prints grouped by key: their indices sorted by key (then in reading
-/// order), and where each key's run starts (4 and 8 bytes a print, where a
-/// map from each key to a list of its prints took about 130).
+/// order), where each key's run starts, and the runs by a hash of their key
+/// (4, 4 and about 6 bytes a print, where a map from each key to a list of
+/// its prints took about 130). The hash index answers [`ByKey::get`], called
+/// once per print: a binary search there compared keys all over memory.
 struct ByKey<'p> {
     prints: &'p [Print],
     keys: &'p str,
     order: Vec<u32>,
     runs: Vec<u32>,
+    index: hashbrown::HashTable<u32>,
+}
+
+/// The hash of a print's key in [`ByKey`]'s index.
+fn key_hash(key: &str) -> u64 {
+    xxh64(key.as_bytes(), 0)
 }
 
 impl<'p> ByKey<'p> {
@@ -930,15 +963,24 @@ impl<'p> ByKey<'p> {
         let key = |i: u32| prints[i as usize].key(keys);
         let mut order: Vec<u32> = (0..prints.len() as u32).collect();
         order.sort_unstable_by(|&i, &j| key(i).cmp(key(j)).then(i.cmp(&j)));
-        let runs = (0..order.len())
+        let runs: Vec<u32> = (0..order.len())
             .filter(|&n| n == 0 || key(order[n]) != key(order[n - 1]))
             .map(|n| n as u32)
             .collect();
+        let mut index = hashbrown::HashTable::with_capacity(runs.len());
+        for (run, &start) in runs.iter().enumerate() {
+            let hash = key_hash(key(order[start as usize]));
+            // Keys of runs differ, so each run is a new entry.
+            index.insert_unique(hash, run as u32, |&r| {
+                key_hash(key(order[runs[r as usize] as usize]))
+            });
+        }
         ByKey {
             prints,
             keys,
             order,
             runs,
+            index,
         }
     }
 
@@ -958,12 +1000,12 @@ impl<'p> ByKey<'p> {
 
     /// The first [`HOSTS_PER_PATH`] prints with this key.
     fn get(&self, key: &str) -> &[u32] {
-        let key_at = |start: u32| self.prints[self.order[start as usize] as usize].key(self.keys);
-        let run = self.runs.partition_point(|&start| key_at(start) < key);
-        if run < self.runs.len() && self.key(run) == key {
-            self.list(run)
-        } else {
-            &[]
+        match self
+            .index
+            .find(key_hash(key), |&run| self.key(run as usize) == key)
+        {
+            Some(&run) => self.list(run as usize),
+            None => &[],
         }
     }
 }
@@ -1004,17 +1046,19 @@ fn alias_pairs<'p>(
 }
 
 /// `/u/x?q` → (`u`, `/x?q`); `/u` → (`u`, `/`).
-fn first_segment(key: &str) -> Option<(&str, String)> {
+fn first_segment(key: &str) -> Option<(&str, Cow<'_, str>)> {
     let rest = key.strip_prefix('/')?;
     let end = rest.find(['/', '?']).unwrap_or(rest.len());
     let (seg, tail) = rest.split_at(end);
     if seg.is_empty() {
         return None;
     }
+    // Borrowed when the rest is a path already (`/u/x` → `/x`): one call
+    // per URL on the host aliases' pass.
     let tail = if tail.is_empty() || tail.starts_with('?') {
-        format!("/{tail}")
+        Cow::Owned(format!("/{tail}"))
     } else {
-        tail.to_owned()
+        Cow::Borrowed(tail)
     };
     Some((seg, tail))
 }
@@ -1149,9 +1193,9 @@ mod tests {
         assert_eq!(target_of("https://h.example"), "/");
         assert_eq!(target_of("https://h.example?x"), "/");
         assert_eq!(target_of("/a?b"), "/a?b");
-        assert_eq!(first_segment("/u/x?q"), Some(("u", "/x?q".to_owned())));
-        assert_eq!(first_segment("/u"), Some(("u", "/".to_owned())));
-        assert_eq!(first_segment("/u?q=1"), Some(("u", "/?q=1".to_owned())));
+        assert_eq!(first_segment("/u/x?q"), Some(("u", "/x?q".into())));
+        assert_eq!(first_segment("/u"), Some(("u", "/".into())));
+        assert_eq!(first_segment("/u?q=1"), Some(("u", "/?q=1".into())));
         assert_eq!(first_segment("/"), None);
         assert!(is_address("203.0.113.7"));
         assert!(is_address("[2001:db8::1]"));

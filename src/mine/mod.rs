@@ -303,7 +303,12 @@ pub fn mine_logs(
     let mut file = tempfile::tempfile().map_err(|e| MineError::Summary(MergeError::Io(e)))?;
     let summarized = {
         let mut w = io::BufWriter::new(&mut file);
-        let r = summarize(sources, pipeline, window, memory, &mut w, diag)
+        // The summary table spills past `memory` less what the miner keeps
+        // for the program and its buffers (the reader's pieces, the writer):
+        // the whole command stays within `--memory` (the summary's rows do
+        // not depend on where the table spills).
+        let table = memory - learn::MEMORY_RESERVE.min(memory / 2);
+        let r = summarize(sources, pipeline, window, table, &mut w, diag)
             .map_err(MineError::Summarize)?;
         w.flush()
             .map_err(|e| MineError::Summary(MergeError::Io(e)))?;

@@ -350,15 +350,29 @@ impl<'a> Key<'a> {
     /// the rest of the row after the window's tab (`None`: the row ends with
     /// the window).
     pub(crate) fn parse(line: &'a [u8]) -> Result<(Key<'a>, Option<&'a [u8]>), RowError> {
-        let mut cells = line.splitn(4, |&b| b == b'\t');
-        let mut next = |column: &'static str| cells.next().ok_or(RowError::Missing(column));
+        // memchr for the tabs: the URL is most of a row's bytes, and this
+        // runs for every row the miner reads (twice for one sorted file).
+        let mut rest = Some(line);
+        let mut next = |column: &'static str| {
+            let cell = rest.ok_or(RowError::Missing(column))?;
+            match memchr::memchr(b'\t', cell) {
+                Some(tab) => {
+                    rest = Some(&cell[tab + 1..]);
+                    Ok(&cell[..tab])
+                }
+                None => {
+                    rest = None;
+                    Ok(cell)
+                }
+            }
+        };
         let host = next("host")?;
         let url = next("url")?;
         let window = match next("window")? {
             b"-" => None,
             w => Some(ascii::parse_i64(w).ok_or(RowError::Bad("window"))?),
         };
-        Ok((Key { host, url, window }, cells.next()))
+        Ok((Key { host, url, window }, rest))
     }
 }
 
