@@ -379,8 +379,7 @@ impl Worker {
                 as_is = 0..0;
             }
             if line.len() > max_line {
-                let why = Why::Line(LineError::LineTooLong);
-                self.lost_line(LogFormat::Plain, index, 0, line, why, max_line, out);
+                self.too_long(LogFormat::Plain, index, 0, line, out);
                 continue;
             }
             if line.first().is_none_or(|&b| b == b' ' || b == b'\t') && is_blank(line) {
@@ -414,9 +413,7 @@ impl Worker {
                     if PIPE {
                         out.out.push(b'\n');
                     }
-                    let why = Why::Url(r.reason);
-                    out.stats.reject(why);
-                    self.report(index, line, why, r.offset, out);
+                    self.reject(index, line, Why::Url(r.reason), r.offset, out);
                 }
             }
         }
@@ -496,8 +493,7 @@ impl Worker {
             let index = lines;
             lines += 1;
             if line.len() > max_line {
-                let why = Why::Line(LineError::LineTooLong);
-                self.lost_line(format, index, 0, line, why, max_line, out);
+                self.too_long(format, index, 0, line, out);
                 continue;
             }
             let start = out.out.len();
@@ -527,41 +523,23 @@ impl Worker {
                 Line::Error(e, at) => Err(Err((Why::Line(e), at))),
                 Line::Record if field == Field::Referer => {
                     if self.record.has_referer {
-                        let canon = &mut self.urls.canon;
-                        canon
-                            .canonicalize_into(&self.record.referer, &mut out.out)
+                        UrlInput::url(&self.record.referer)
+                            .canonicalize(&mut self.urls.canon, &mut out.out)
                             .map(|c| c.fired)
-                            .map_err(|r| Err((Why::Url(r.reason), r.offset)))
+                            .map_err(Err)
                     } else {
                         Err(Ok(Skip::EmptyField))
                     }
                 }
                 Line::Record => {
-                    let canon = &mut self.urls.canon;
-                    let target = self.record.target_in(line);
-                    let base = self.base_prefix.as_deref();
-                    let scheme = self.opts.scheme;
-                    let url = request_url_of(&self.record, target, base, scheme, &mut self.built);
-                    let to = |prefix: usize| {
-                        move |r: crate::Reject| {
-                            Err((Why::Url(r.reason), r.offset.saturating_sub(prefix)))
-                        }
-                    };
-                    match url {
-                        RequestUrl::Built { prefix } => canon
-                            .canonicalize_into(&self.built, &mut out.out)
+                    let (base, scheme) = (self.base_prefix.as_deref(), self.opts.scheme);
+                    match request_input(&self.record, line, base, scheme, &mut self.built) {
+                        Ok(input) => input
+                            .canonicalize(&mut self.urls.canon, &mut out.out)
                             .map(|c| c.fired)
-                            .map_err(to(prefix)),
-                        RequestUrl::Absolute => canon
-                            .canonicalize_into(target, &mut out.out)
-                            .map(|c| c.fired)
-                            .map_err(to(0)),
-                        RequestUrl::PathOnly => canon
-                            .canonicalize_target(target, &mut out.out)
-                            .map(|c| c.fired)
-                            .map_err(to(0)),
-                        RequestUrl::Skip(s) => Err(Ok(s)),
-                        RequestUrl::Error(e) => Err(Err((Why::Line(e), 0))),
+                            .map_err(Err),
+                        Err(NoUrl::Skip(s)) => Err(Ok(s)),
+                        Err(NoUrl::Reject(why, at)) => Err(Err((why, at))),
                     }
                 }
             };
@@ -579,8 +557,7 @@ impl Worker {
                 Err(Ok(skip)) => out.stats.skip(skip),
                 Err(Err((why, at))) => {
                     out.out.truncate(start);
-                    out.stats.reject(why);
-                    self.report(index, line, why, at, out);
+                    self.reject(index, line, why, at, out);
                 }
             }
             if pipe || out.out.len() > start {
@@ -588,6 +565,30 @@ impl Worker {
             }
         }
         out.stats.emit_each(lines - (out.stats.lines - counted));
+    }
+
+    /// Rejects a line longer than `--max-line-len` (`line`) as the chunker
+    /// rejects one it finds: one slot per wanted field, so the output does
+    /// not depend on where pieces were cut.
+    #[cold]
+    fn too_long(
+        &mut self,
+        format: LogFormat,
+        index: u64,
+        first_line: u64,
+        line: &[u8],
+        out: &mut PieceOut,
+    ) {
+        let why = Why::Line(LineError::LineTooLong);
+        self.lost_line(
+            format,
+            index,
+            first_line,
+            line,
+            why,
+            self.opts.max_line,
+            out,
+        );
     }
 
     /// Reports a line that could not be read whole: `head` is its start,
@@ -639,18 +640,7 @@ impl Worker {
         self.urls.clear();
         let format = ctx.format;
         if line.len() > self.opts.max_line {
-            // The same as when the chunker finds it: one slot per wanted
-            // field, so the output does not depend on where pieces were cut.
-            let why = Why::Line(LineError::LineTooLong);
-            return self.lost_line(
-                format,
-                index,
-                first_line,
-                line,
-                why,
-                self.opts.max_line,
-                out,
-            );
+            return self.too_long(format, index, first_line, line, out);
         }
         if format == LogFormat::Plain {
             // A URL list's line has no other fields: none of a record of an
@@ -660,7 +650,8 @@ impl Worker {
             let slot = if is_blank(line) {
                 Slot::Skip(Skip::EmptyLine)
             } else {
-                self.urls.canonicalize(line, true, 0, &mut out.stats)
+                self.urls
+                    .canonicalize(UrlInput::target(line), &mut out.stats)
             };
             return self.finish(format, line, index, first_line, &[slot], out);
         }
@@ -679,10 +670,10 @@ impl Worker {
             Line::Skip(s) => [Slot::Skip(s); 2],
             Line::Error(e, at) => [Slot::Reject(Why::Line(e), at); 2],
             Line::Record => match field {
-                Field::Request => [self.request(out), Slot::Skip(Skip::EmptyField)],
+                Field::Request => [self.request(line, out), Slot::Skip(Skip::EmptyField)],
                 Field::Referer => [self.referer(out), Slot::Skip(Skip::EmptyField)],
                 Field::Both => {
-                    let request = self.request(out);
+                    let request = self.request(line, out);
                     [request, self.referer(out)]
                 }
             },
@@ -690,19 +681,12 @@ impl Worker {
         self.finish(format, line, index, first_line, &slots[..n], out);
     }
 
-    /// The URL of the record's request.
-    fn request(&mut self, out: &mut PieceOut) -> Slot {
-        let stats = &mut out.stats;
+    /// The URL of the record's request, read from `line`.
+    fn request(&mut self, line: &[u8], out: &mut PieceOut) -> Slot {
         let (base, scheme) = (self.base_prefix.as_deref(), self.opts.scheme);
-        let target = &self.record.target;
-        match request_url_of(&self.record, target, base, scheme, &mut self.built) {
-            RequestUrl::Built { prefix } => {
-                self.urls.canonicalize(&self.built, false, prefix, stats)
-            }
-            RequestUrl::Absolute => self.urls.canonicalize(&self.record.target, false, 0, stats),
-            RequestUrl::PathOnly => self.urls.canonicalize(&self.record.target, true, 0, stats),
-            RequestUrl::Skip(s) => Slot::Skip(s),
-            RequestUrl::Error(e) => Slot::Reject(Why::Line(e), 0),
+        match request_input(&self.record, line, base, scheme, &mut self.built) {
+            Ok(input) => self.urls.canonicalize(input, &mut out.stats),
+            Err(no) => no.into(),
         }
     }
 
@@ -711,8 +695,8 @@ impl Worker {
         if !self.record.has_referer {
             return Slot::Skip(Skip::EmptyField);
         }
-        self.urls
-            .canonicalize(&self.record.referer, false, 0, &mut out.stats)
+        let input = UrlInput::url(&self.record.referer);
+        self.urls.canonicalize(input, &mut out.stats)
     }
 
     /// Counts the line and writes its output.
@@ -753,8 +737,7 @@ impl Worker {
         if emitted > 0 {
             out.stats.emit(emitted);
         } else if let Some((why, at)) = first_reject {
-            out.stats.reject(why);
-            self.report(index, line, why, at, out);
+            self.reject(index, line, why, at, out);
         } else if let Some(Slot::Skip(s)) = slots.first() {
             out.stats.skip(*s);
         }
@@ -876,6 +859,12 @@ impl Worker {
         }
     }
 
+    /// Counts a rejected line and keeps it for the writer to report.
+    fn reject(&self, index: u64, line: &[u8], why: Why, at: usize, out: &mut PieceOut) {
+        out.stats.reject(why);
+        self.report(index, line, why, at, out);
+    }
+
     /// Keeps a rejected line for the writer, which describes the first ones
     /// on stderr and writes all of them to `--rejects`.
     fn report(&self, index: u64, line: &[u8], why: Why, at: usize, out: &mut PieceOut) {
@@ -925,29 +914,13 @@ impl Urls {
         self.rewrites.clear();
     }
 
-    /// Canonicalizes `input` into `bytes` (`target`: as a request target,
-    /// path-only without a host; `prefix`: bytes before the logged target,
-    /// whose offsets a rejection reports relative to the target), with
-    /// everything else the options ask for: the dedup key, the SURT form,
-    /// rule statistics.
-    fn canonicalize(
-        &mut self,
-        input: &[u8],
-        target: bool,
-        prefix: usize,
-        stats: &mut Stats,
-    ) -> Slot {
-        let run = |c: &mut Canonicalizer, into: &mut Vec<u8>| {
-            if target {
-                c.canonicalize_target(input, into)
-            } else {
-                c.canonicalize_into(input, into)
-            }
-        };
+    /// Canonicalizes `input` into `bytes`, with everything else the options
+    /// ask for: the dedup key, the SURT form, rule statistics.
+    fn canonicalize(&mut self, input: UrlInput<'_>, stats: &mut Stats) -> Slot {
         let start = self.bytes.len();
-        let canonical: Canonical = match run(&mut self.canon, &mut self.bytes) {
+        let canonical: Canonical = match input.canonicalize(&mut self.canon, &mut self.bytes) {
             Ok(c) => c,
-            Err(r) => return Slot::Reject(Why::Url(r.reason), r.offset.saturating_sub(prefix)),
+            Err((why, at)) => return Slot::Reject(why, at),
         };
         let mut extra = Extra {
             fired: canonical.fired,
@@ -961,7 +934,7 @@ impl Urls {
         }
         if let Some(c) = self.key_canon.as_mut() {
             let from = self.dedup.len();
-            if run(c, &mut self.dedup).is_ok() {
+            if input.canonicalize(c, &mut self.dedup).is_ok() {
                 extra.dedup = Some((from, self.dedup.len()));
             }
         }
@@ -983,6 +956,98 @@ impl Urls {
         }
         self.extras.push(extra);
         Slot::Url(start, self.bytes.len(), self.extras.len() - 1)
+    }
+}
+
+/// What to canonicalize for one field of a record.
+#[derive(Clone, Copy, Debug)]
+struct UrlInput<'a> {
+    bytes: &'a [u8],
+    /// As a request target: path-only without a host.
+    target: bool,
+    /// Bytes put before the logged target (`RequestUrl::Built`): a
+    /// rejection's offset is reported relative to the target.
+    prefix: usize,
+}
+
+impl<'a> UrlInput<'a> {
+    /// A whole URL (a referer, an absolute-form target).
+    #[inline(always)]
+    fn url(bytes: &'a [u8]) -> UrlInput<'a> {
+        UrlInput {
+            bytes,
+            target: false,
+            prefix: 0,
+        }
+    }
+
+    /// A request target as it is (a `plain` line, an origin-form target
+    /// with no host): path-only when it has none.
+    #[inline(always)]
+    fn target(bytes: &'a [u8]) -> UrlInput<'a> {
+        UrlInput {
+            bytes,
+            target: true,
+            prefix: 0,
+        }
+    }
+
+    /// Canonicalizes it into `into` with `canon`; a rejection comes with
+    /// its offset in the logged field.
+    #[inline(always)]
+    fn canonicalize(
+        self,
+        canon: &mut Canonicalizer,
+        into: &mut Vec<u8>,
+    ) -> Result<Canonical, (Why, usize)> {
+        let result = if self.target {
+            canon.canonicalize_target(self.bytes, into)
+        } else {
+            canon.canonicalize_into(self.bytes, into)
+        };
+        result.map_err(|r| (Why::Url(r.reason), r.offset.saturating_sub(self.prefix)))
+    }
+}
+
+/// Why a record's field gave no URL.
+#[derive(Clone, Copy, Debug)]
+enum NoUrl {
+    Skip(Skip),
+    Reject(Why, usize),
+}
+
+impl From<NoUrl> for Slot {
+    fn from(no: NoUrl) -> Slot {
+        match no {
+            NoUrl::Skip(s) => Slot::Skip(s),
+            NoUrl::Reject(why, at) => Slot::Reject(why, at),
+        }
+    }
+}
+
+/// The URL of the request of `record`, read from `line` (its target lent
+/// there or copied), with `base` (`--base`'s prefix) and `scheme`
+/// (`--scheme`): the one place that turns [`RequestUrl`] into what to
+/// canonicalize, for every line loop.
+#[inline(always)]
+fn request_input<'a>(
+    record: &'a Extracted,
+    line: &'a [u8],
+    base: Option<&[u8]>,
+    scheme: Option<crate::log::Scheme>,
+    built: &'a mut Vec<u8>,
+) -> Result<UrlInput<'a>, NoUrl> {
+    let target = record.target_in(line);
+    match request_url_of(record, target, base, scheme, built) {
+        RequestUrl::Built { prefix } => Ok(UrlInput {
+            bytes: built,
+            target: false,
+            prefix,
+        }),
+        RequestUrl::Absolute => Ok(UrlInput::url(target)),
+        RequestUrl::PathOnly => Ok(UrlInput::target(target)),
+        RequestUrl::Skip(s) => Err(NoUrl::Skip(s)),
+        RequestUrl::Error(e) => Err(NoUrl::Reject(Why::Line(e), 0)),
     }
 }
 
