@@ -222,6 +222,26 @@ impl Columns {
         }
     }
 
+    /// Whether a row is the URL alone (`plain` output, no other column):
+    /// then the worker may canonicalize each URL straight into the output
+    /// and end it with [`end_url_alone`](Self::end_url_alone).
+    pub(crate) fn url_alone(&self) -> bool {
+        self.format == OutputFormat::Plain && self.list[..] == [Column::Url]
+    }
+
+    /// Ends a row of the URL alone that the caller wrote in place: what
+    /// [`write`](Self::write) writes after the URL, and all it writes for
+    /// a `--pipe` line without one.
+    #[inline(always)]
+    pub(crate) fn end_url_alone(&self, out: &mut Vec<u8>) {
+        out.push(b'\n');
+    }
+
+    /// Whether the output is `plain`.
+    pub(crate) fn is_plain(&self) -> bool {
+        self.format == OutputFormat::Plain
+    }
+
     /// The header row of `--format tsv --header`: the column names.
     pub(crate) fn header(&self) -> Vec<u8> {
         let names: Vec<&str> = self.list.iter().map(|c| c.name()).collect();
@@ -294,6 +314,36 @@ mod tests {
             render(&opts(OutputFormat::Jsonl, Mode::Pipe), &reject),
             "{\"line\":8,\"reason\":\"bad-target\",\"target\":\"x\"}\n"
         );
+    }
+
+    /// The worker writes a row of the URL alone without the writers (a
+    /// bare URL and a line end): only where a row is nothing else.
+    #[test]
+    fn a_row_is_the_url_alone_only_without_other_columns() {
+        let alone = |o: &Options| Columns::new(o).url_alone();
+        let mut o = opts(OutputFormat::Plain, Mode::Records);
+        assert!(alone(&o));
+        o.mode = Mode::Pipe;
+        assert!(alone(&o));
+        o.key = true;
+        assert!(!alone(&o));
+        o.key = false;
+        o.explain = true;
+        assert!(!alone(&o));
+        o.explain = false;
+        for output in [OutputFormat::Tsv, OutputFormat::Jsonl] {
+            assert!(!alone(&opts(output, Mode::Records)));
+        }
+        // What the worker writes after a URL is what `write` does.
+        let row = Row {
+            url: Some(b"http://a/"),
+            ..Row::default()
+        };
+        let columns = Columns::new(&o);
+        let (mut by_row, mut bare) = (Vec::new(), b"http://a/".to_vec());
+        columns.write(&row, &mut by_row);
+        columns.end_url_alone(&mut bare);
+        assert_eq!(by_row, bare);
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub(crate) mod distinct;
 pub(crate) mod job;
 mod lines;
 mod reader;
+mod sink;
 pub mod stats;
 pub(crate) mod worker;
 mod writer;

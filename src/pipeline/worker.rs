@@ -1,20 +1,25 @@
 //! From lines to output bytes: one worker turns one piece of input into its
 //! output, its statistics and its reject reports, with no allocation per line.
 //!
-//! [`Worker::piece`] loops over the lines of a piece. A `plain` input whose
-//! output is the URLs alone takes [`Worker::plain_urls`], which canonicalizes
-//! each line straight into the output buffer; every other run reads each
-//! line as a record of its format ([`RecordReader`]), finds the URL of the
-//! request ([`request_url`]) or the referer, canonicalizes it, and writes
-//! the run's [`Row`]s.
+//! [`Worker::piece`] loops over the lines of a piece and sends what each
+//! gave to the run's [`Sink`] (rows, `--pipe` lines, the distinct table,
+//! the summary table), chosen once; the loops are generic over it. When the
+//! sink takes each URL alone and nothing else is wanted of it
+//! (`Worker::bare`), a `plain` line is canonicalized straight into the
+//! output buffer (`Worker::plain_urls`), and so is a log record's URL
+//! (`Worker::record_urls`); otherwise each line is read as a record of its
+//! format ([`RecordReader`]), the URL of its request (`request_input`) or
+//! its referer is canonicalized with everything the options ask for, and
+//! the line's slots go to the sink.
 
 use std::sync::Arc;
 
 use xxhash_rust::xxh64::xxh64;
 
 use super::lines::{Lines, NO_ENDS};
+use super::sink::{LineOut, RunSink, Sink, Summary};
 use super::stats::{Stats, Why};
-use super::{Done, FileCtx, Job, Mode, Options, OutputFormat};
+use super::{Done, FileCtx, Job, Mode, Options};
 use crate::canon::rules::RuleMask;
 use crate::canon::surt::surt;
 use crate::input::range::read_owned_lines;
@@ -22,7 +27,7 @@ use crate::input::Piece;
 use crate::log::info::Info;
 use crate::log::{base_prefix, request_url_of, RequestUrl, Skip};
 use crate::log::{Extract, Extracted, Field, Line, LineError, LogFormat, RecordReader};
-use crate::output::{Columns, Row, KEY_SEED};
+use crate::output::KEY_SEED;
 use crate::url::simd::{self, Chunk};
 use crate::{Canonical, Canonicalizer};
 use crossbeam_channel::{Receiver, Sender};
@@ -91,7 +96,7 @@ impl PieceOut {
 
 /// The result for one wanted field of a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Slot {
+pub(super) enum Slot {
     /// A URL, at this range of `Urls::bytes`, and its index in `Urls::extras`.
     Url(usize, usize, usize),
     Skip(Skip),
@@ -100,46 +105,45 @@ enum Slot {
 
 /// What else is known of one URL of a line.
 #[derive(Clone, Copy, Debug, Default)]
-struct Extra {
+pub(super) struct Extra {
     /// The dedup rules that changed it.
-    fired: RuleMask,
+    pub fired: RuleMask,
     /// Its dedup key, at this range of `Urls::dedup` (`None`: no key, the
     /// key profile rejected the URL).
-    dedup: Option<(usize, usize)>,
+    pub dedup: Option<(usize, usize)>,
     /// Fingerprint of the URL before the dedup rules (rule statistics).
-    pre_key: u64,
+    pub pre_key: u64,
     /// `--explain`: the ids of the rewrite rules that fired, at this range
     /// of `Urls::rewrites`.
-    rewrites: (usize, usize),
+    pub rewrites: (usize, usize),
 }
 
 /// The canonicalizers and the canonical URLs of the current line.
-struct Urls {
+pub(super) struct Urls {
     canon: Canonicalizer,
     /// `--dedup-key`: the key profile's canonicalizer.
     key_canon: Option<Canonicalizer>,
     /// Canonical URLs of the line.
-    bytes: Vec<u8>,
+    pub bytes: Vec<u8>,
     /// Per URL of the line.
-    extras: Vec<Extra>,
+    pub extras: Vec<Extra>,
     /// Dedup keys of the line.
-    dedup: Vec<u8>,
+    pub dedup: Vec<u8>,
     /// Rule statistics with `--unique`/`--count`: fingerprint each URL as it
     /// was before the rules too.
-    merges: bool,
+    pub merges: bool,
     /// `--surt`: the SURT form is built here, then replaces the URL.
     surt: Option<crate::canon::surt::SurtForm>,
     surt_buf: Vec<u8>,
     /// `--explain`: the ids of the rewrite rules that fired, per URL of the
     /// line (see `Row::rewrites`).
     explain: bool,
-    rewrites: Vec<u8>,
+    pub rewrites: Vec<u8>,
 }
 
 /// A worker's reusable state.
 pub struct Worker {
     opts: Arc<Options>,
-    columns: Columns,
     urls: Urls,
     /// `--base`'s scheme and authority, put before origin-form targets of
     /// records that do not say their host.
@@ -149,37 +153,41 @@ pub struct Worker {
     built: Vec<u8>,
     /// The reader for the input of the last piece, with that input's index.
     reader: Option<(usize, RecordReader)>,
-    /// The run writes nothing but each `plain` line's URL: see `plain_urls`.
-    urls_only: bool,
+    /// Nothing is wanted of a URL but its bytes (no dedup key, SURT form,
+    /// rule statistics or `--explain`) and every record is kept (no
+    /// `--where`): with a sink that takes each URL alone, the loops
+    /// canonicalize it straight into the output.
+    bare: bool,
     /// The name of the input of the last piece (`--with input`).
     input: Option<Arc<str>>,
-    /// Where records go instead of rows, when the run has one
-    /// ([`RecordSink`]).
-    sink: Option<Box<dyn RecordSink>>,
+    /// Where each line's URLs go: `None` only while a piece is processed.
+    sink: Option<RunSink>,
 }
 
 /// [`Worker::record_loop`] with the in-line target scan, as a job of
 /// `simd::dispatch`: the loop is compiled for the engine the CPU has.
-struct InLineLoop<'a, R> {
+struct InLineLoop<'a, R, S> {
     worker: &'a mut Worker,
+    sink: &'a mut S,
     reader: &'a mut R,
     format: LogFormat,
     buf: &'a [u8],
     out: &'a mut PieceOut,
 }
 
-impl<R: Extract> simd::Job for InLineLoop<'_, R> {
+impl<R: Extract, S: Sink> simd::Job for InLineLoop<'_, R, S> {
     type Output = ();
     #[inline(always)]
     fn run<C: Chunk>(self, chunk: C) {
         let InLineLoop {
             worker,
+            sink,
             reader,
             format,
             buf,
             out,
         } = self;
-        worker.record_loop(Some(chunk), reader, format, buf, out);
+        worker.record_loop(sink, Some(chunk), reader, format, buf, out);
     }
 }
 
@@ -196,6 +204,25 @@ pub(crate) trait RecordSink: Send {
 
     /// The worker is done: no record follows.
     fn done(self: Box<Self>);
+}
+
+/// Runs `$body` with `$s` bound to the worker's sink as its own type, so
+/// that what `$body` calls is compiled for that sink: the one dispatch over
+/// the kinds of run, once a piece. The sink is out of the worker meanwhile
+/// (the loops borrow both).
+macro_rules! with_sink {
+    ($worker:ident, $s:ident => $body:expr) => {{
+        let Some(mut sink) = $worker.sink.take() else {
+            return;
+        };
+        match &mut sink {
+            RunSink::Records($s) => $body,
+            RunSink::Pipe($s) => $body,
+            RunSink::Distinct($s) => $body,
+            RunSink::Summary($s) => $body,
+        }
+        $worker.sink = Some(sink);
+    }};
 }
 
 impl Worker {
@@ -216,18 +243,15 @@ impl Worker {
         let merges = opts.rule_merges && canon.rules().is_some() && distinct;
         canon.set_keep_before_rules(merges);
         let base_prefix = opts.base.as_ref().map(|b| base_prefix(b).to_vec());
-        let urls_only = (distinct || opts.output == OutputFormat::Plain)
-            && !opts.key
-            && !opts.explain
-            && !merges
+        let bare = !merges
             && opts.dedup.is_none()
             && opts.surt.is_none()
-            && opts.with.is_empty()
+            && !opts.explain
             && opts.filter.is_empty();
         let mut record = Extracted::default();
         record.want_info(!opts.filter.is_empty() || opts.with.iter().any(|c| c.needs_info()));
         Worker {
-            columns: Columns::new(&opts),
+            sink: Some(RunSink::new(&opts)),
             urls: Urls {
                 canon,
                 key_canon,
@@ -245,18 +269,16 @@ impl Worker {
             record,
             built: Vec::new(),
             reader: None,
-            urls_only,
+            bare,
             input: None,
-            sink: None,
         }
     }
 
     /// Hands every record to `sink` instead of writing rows (no output
     /// bytes), with the record's other fields noted for it.
     pub(crate) fn set_sink(&mut self, sink: Box<dyn RecordSink>) {
-        self.urls_only = false;
         self.record.want_info(true);
-        self.sink = Some(sink);
+        self.sink = Some(RunSink::Summary(Summary(sink)));
     }
 
     /// Processes the lines of one piece of `ctx`'s input (the caller counts
@@ -272,8 +294,22 @@ impl Worker {
         header: Option<&[u8]>,
         out: &mut PieceOut,
     ) {
-        if ctx.format == LogFormat::Plain && self.urls_only {
-            return self.plain_urls(buf, out);
+        with_sink!(self, s => self.piece_into(s, ctx, buf, first_line, header, out));
+    }
+
+    /// [`piece`](Self::piece) with the run's sink.
+    fn piece_into<S: Sink>(
+        &mut self,
+        sink: &mut S,
+        ctx: &FileCtx,
+        buf: &[u8],
+        first_line: u64,
+        header: Option<&[u8]>,
+        out: &mut PieceOut,
+    ) {
+        let bare = S::BARE && self.bare && sink.bare();
+        if ctx.format == LogFormat::Plain && bare {
+            return self.plain_urls(sink, buf, out);
         }
         if !self.opts.with.is_empty() && self.input.as_ref() != Some(&ctx.name) {
             self.input = Some(ctx.name.clone());
@@ -293,42 +329,38 @@ impl Worker {
         if let (Some(h), Some((_, reader))) = (header, self.reader.as_mut()) {
             reader.header(h);
         }
-        if self.urls_only && self.opts.field != Field::Both {
+        if bare && self.opts.field != Field::Both {
             if let Some((_, reader)) = self.reader.as_mut() {
                 reader.lend_targets();
             }
-            return self.record_urls(ctx.format, buf, out);
+            return self.record_urls(sink, ctx.format, buf, out);
         }
         let mut ends = NO_ENDS;
         for (index, line) in Lines::new(buf, &mut ends).enumerate() {
-            self.line(ctx, line, index as u64, first_line, out);
+            self.line(sink, ctx, line, index as u64, first_line, out);
         }
     }
 
     /// The hot loop of `plain` input when the output is the URLs alone: each
     /// line is canonicalized straight into the output, with nothing to copy
     /// first and nothing to remember per URL but its span. One copy of the
-    /// loop per mode, chosen here once per piece.
+    /// loop per sink, with or without `AS_IS`, chosen here once per piece.
     // Out of line (it runs once a piece): inlined into `piece`, its loop's
     // code moved with the log loops' and cost up to 8 instructions a URL
     // more (pipeline/plain-whatwg 357.6 against 350.6).
     #[inline(never)]
-    fn plain_urls(&mut self, buf: &[u8], out: &mut PieceOut) {
+    fn plain_urls<S: Sink>(&mut self, sink: &mut S, buf: &[u8], out: &mut PieceOut) {
         // Lines that are their own canonical URL are written a run at a
         // time from the piece, where the canonicalizer can tell that from
         // its scan alone (no rules).
-        let as_is = self.urls.canon.rules().is_none();
-        match (self.opts.mode, as_is) {
-            (Mode::Pipe, true) => self.plain_urls_as::<true, false, true>(buf, out),
-            (Mode::Pipe, false) => self.plain_urls_as::<true, false, false>(buf, out),
-            (Mode::Records, true) => self.plain_urls_as::<false, false, true>(buf, out),
-            (Mode::Records, false) => self.plain_urls_as::<false, false, false>(buf, out),
-            (Mode::Unique | Mode::Count, _) => self.plain_urls_as::<false, true, false>(buf, out),
+        if self.urls.canon.rules().is_none() && sink.url_is_line() {
+            self.plain_urls_as::<S, true>(sink, buf, out)
+        } else {
+            self.plain_urls_as::<S, false>(sink, buf, out)
         }
     }
 
-    /// [`plain_urls`](Self::plain_urls) for one mode: `PIPE`, a line out
-    /// per line in; `DISTINCT`, the URLs go to the distinct table; `AS_IS`,
+    /// [`plain_urls`](Self::plain_urls) for one sink: with `AS_IS`,
     /// a line that is its own canonical URL, ended by a plain `\n`, is its
     /// own output line: such lines are not copied one by one but written a
     /// run at a time from `buf` (`as_is`), before the next line that is
@@ -336,8 +368,9 @@ impl Worker {
     /// loop: the lines that are not skipped or rejected (which are counted
     /// as they come).
     #[inline(always)]
-    fn plain_urls_as<const PIPE: bool, const DISTINCT: bool, const AS_IS: bool>(
+    fn plain_urls_as<S: Sink, const AS_IS: bool>(
         &mut self,
+        sink: &mut S,
         buf: &[u8],
         out: &mut PieceOut,
     ) {
@@ -379,15 +412,12 @@ impl Worker {
                 as_is = 0..0;
             }
             if line.len() > max_line {
-                let why = Why::Line(LineError::LineTooLong);
-                self.lost_line(LogFormat::Plain, index, 0, line, why, max_line, out);
+                self.too_long(sink, LogFormat::Plain, index, 0, line, out);
                 continue;
             }
             if line.first().is_none_or(|&b| b == b' ' || b == b'\t') && is_blank(line) {
                 out.stats.skip(Skip::EmptyLine);
-                if PIPE {
-                    out.out.push(b'\n');
-                }
+                sink.no_url(out);
                 continue;
             }
             let start = out.out.len();
@@ -403,20 +433,12 @@ impl Worker {
                     if !fired.is_empty() {
                         out.stats.rule_fired(fired);
                     }
-                    if DISTINCT {
-                        push_distinct(out, start);
-                    } else {
-                        out.out.push(b'\n');
-                    }
+                    sink.url(out, start);
                 }
                 Err(r) => {
                     out.out.truncate(start);
-                    if PIPE {
-                        out.out.push(b'\n');
-                    }
-                    let why = Why::Url(r.reason);
-                    out.stats.reject(why);
-                    self.report(index, line, why, r.offset, out);
+                    sink.no_url(out);
+                    self.reject(index, line, Why::Url(r.reason), r.offset, out);
                 }
             }
         }
@@ -428,9 +450,15 @@ impl Worker {
 
     /// The hot loop of a log whose output is one field's URLs alone: each
     /// record's URL is canonicalized straight into the output, as in
-    /// [`plain_urls`](Self::plain_urls), with no row and no per-line slots.
-    /// Writes what [`finish`](Self::finish) writes for one slot.
-    fn record_urls(&mut self, format: LogFormat, buf: &[u8], out: &mut PieceOut) {
+    /// [`plain_urls`](Self::plain_urls), with no row and no per-line slots:
+    /// the sink's bare calls give what its [`Sink::line`] gives for one slot.
+    fn record_urls<S: Sink>(
+        &mut self,
+        sink: &mut S,
+        format: LogFormat,
+        buf: &[u8],
+        out: &mut PieceOut,
+    ) {
         // Out of `self` for the loop, which lends `self` to `lost_line` and
         // `report`; put back after it.
         let Some((id, mut reader)) = self.reader.take() else {
@@ -439,16 +467,17 @@ impl Worker {
         // The loop is generic over what reads a line: CLF's extractor
         // itself, called directly, or the reader's dispatch over formats.
         match reader.own_loop() {
-            Some(extractor) => self.record_urls_with(extractor, format, buf, out),
-            None => self.record_urls_with(&mut reader, format, buf, out),
+            Some(extractor) => self.record_urls_with(sink, extractor, format, buf, out),
+            None => self.record_urls_with(sink, &mut reader, format, buf, out),
         }
         self.reader = Some((id, reader));
     }
 
     /// The loop of [`record_urls`](Self::record_urls), over `reader`.
     #[inline]
-    fn record_urls_with<R: Extract>(
+    fn record_urls_with<R: Extract, S: Sink>(
         &mut self,
+        sink: &mut S,
         reader: &mut R,
         format: LogFormat,
         buf: &[u8],
@@ -463,13 +492,14 @@ impl Worker {
         if self.opts.field == Field::Request && self.base_prefix.is_none() {
             simd::dispatch(InLineLoop {
                 worker: self,
+                sink,
                 reader,
                 format,
                 buf,
                 out,
             });
         } else {
-            self.record_loop(None::<simd::Table>, reader, format, buf, out);
+            self.record_loop(sink, None::<simd::Table>, reader, format, buf, out);
         }
     }
 
@@ -477,17 +507,16 @@ impl Worker {
     /// `in_line` (the engine of the job it runs in), each line's target is
     /// first tried where it lies.
     #[inline(always)]
-    fn record_loop<R: Extract, C: Chunk>(
+    fn record_loop<R: Extract, C: Chunk, S: Sink>(
         &mut self,
+        sink: &mut S,
         in_line: Option<C>,
         reader: &mut R,
         format: LogFormat,
         buf: &[u8],
         out: &mut PieceOut,
     ) {
-        let (mode, max_line, field) = (self.opts.mode, self.opts.max_line, self.opts.field);
-        let distinct = matches!(mode, Mode::Unique | Mode::Count);
-        let pipe = mode == Mode::Pipe;
+        let (max_line, field) = (self.opts.max_line, self.opts.field);
         // Emitted lines are counted after the loop, as in `plain_urls`.
         let counted = out.stats.lines;
         let mut lines = 0u64;
@@ -496,8 +525,7 @@ impl Worker {
             let index = lines;
             lines += 1;
             if line.len() > max_line {
-                let why = Why::Line(LineError::LineTooLong);
-                self.lost_line(format, index, 0, line, why, max_line, out);
+                self.too_long(sink, format, index, 0, line, out);
                 continue;
             }
             let start = out.out.len();
@@ -511,11 +539,7 @@ impl Worker {
                 let canon = &mut self.urls.canon;
                 if let Some(len) = canon.target_in_line(chunk, &line[at..], &mut out.out) {
                     if reader.request_closes(&line[at + len..]) {
-                        if distinct {
-                            push_distinct(out, start);
-                        } else {
-                            out.out.push(b'\n');
-                        }
+                        sink.url(out, start);
                         continue;
                     }
                     out.out.truncate(start);
@@ -527,41 +551,23 @@ impl Worker {
                 Line::Error(e, at) => Err(Err((Why::Line(e), at))),
                 Line::Record if field == Field::Referer => {
                     if self.record.has_referer {
-                        let canon = &mut self.urls.canon;
-                        canon
-                            .canonicalize_into(&self.record.referer, &mut out.out)
+                        UrlInput::url(&self.record.referer)
+                            .canonicalize(&mut self.urls.canon, &mut out.out)
                             .map(|c| c.fired)
-                            .map_err(|r| Err((Why::Url(r.reason), r.offset)))
+                            .map_err(Err)
                     } else {
                         Err(Ok(Skip::EmptyField))
                     }
                 }
                 Line::Record => {
-                    let canon = &mut self.urls.canon;
-                    let target = self.record.target_in(line);
-                    let base = self.base_prefix.as_deref();
-                    let scheme = self.opts.scheme;
-                    let url = request_url_of(&self.record, target, base, scheme, &mut self.built);
-                    let to = |prefix: usize| {
-                        move |r: crate::Reject| {
-                            Err((Why::Url(r.reason), r.offset.saturating_sub(prefix)))
-                        }
-                    };
-                    match url {
-                        RequestUrl::Built { prefix } => canon
-                            .canonicalize_into(&self.built, &mut out.out)
+                    let (base, scheme) = (self.base_prefix.as_deref(), self.opts.scheme);
+                    match request_input(&self.record, line, base, scheme, &mut self.built) {
+                        Ok(input) => input
+                            .canonicalize(&mut self.urls.canon, &mut out.out)
                             .map(|c| c.fired)
-                            .map_err(to(prefix)),
-                        RequestUrl::Absolute => canon
-                            .canonicalize_into(target, &mut out.out)
-                            .map(|c| c.fired)
-                            .map_err(to(0)),
-                        RequestUrl::PathOnly => canon
-                            .canonicalize_target(target, &mut out.out)
-                            .map(|c| c.fired)
-                            .map_err(to(0)),
-                        RequestUrl::Skip(s) => Err(Ok(s)),
-                        RequestUrl::Error(e) => Err(Err((Why::Line(e), 0))),
+                            .map_err(Err),
+                        Err(NoUrl::Skip(s)) => Err(Ok(s)),
+                        Err(NoUrl::Reject(why, at)) => Err(Err((why, at))),
                     }
                 }
             };
@@ -570,24 +576,44 @@ impl Worker {
                     if !fired.is_empty() {
                         out.stats.rule_fired(fired);
                     }
-                    if distinct {
-                        // The distinct table takes it without a line end.
-                        push_distinct(out, start);
-                        continue;
-                    }
+                    sink.url(out, start);
                 }
-                Err(Ok(skip)) => out.stats.skip(skip),
+                Err(Ok(skip)) => {
+                    out.stats.skip(skip);
+                    sink.no_url(out);
+                }
                 Err(Err((why, at))) => {
                     out.out.truncate(start);
-                    out.stats.reject(why);
-                    self.report(index, line, why, at, out);
+                    self.reject(index, line, why, at, out);
+                    sink.no_url(out);
                 }
-            }
-            if pipe || out.out.len() > start {
-                out.out.push(b'\n');
             }
         }
         out.stats.emit_each(lines - (out.stats.lines - counted));
+    }
+
+    /// Rejects a line longer than `--max-line-len` (`line`) as the chunker
+    /// rejects one it finds: one slot per wanted field, so the output does
+    /// not depend on where pieces were cut.
+    #[cold]
+    fn too_long<S: Sink>(
+        &mut self,
+        sink: &mut S,
+        format: LogFormat,
+        index: u64,
+        first_line: u64,
+        line: &[u8],
+        out: &mut PieceOut,
+    ) {
+        let lost = Lost {
+            format,
+            index,
+            first_line,
+            head: line,
+            why: Why::Line(LineError::LineTooLong),
+            at: self.opts.max_line,
+        };
+        self.lost_line_into(sink, lost, out);
     }
 
     /// Reports a line that could not be read whole: `head` is its start,
@@ -604,18 +630,33 @@ impl Worker {
         at: usize,
         out: &mut PieceOut,
     ) {
+        let lost = Lost {
+            format,
+            index,
+            first_line,
+            head,
+            why,
+            at,
+        };
+        with_sink!(self, s => self.lost_line_into(s, lost, out));
+    }
+
+    /// [`lost_line`](Self::lost_line) with the run's sink.
+    fn lost_line_into<S: Sink>(&mut self, sink: &mut S, lost: Lost<'_>, out: &mut PieceOut) {
         self.urls.clear();
         self.record.clear();
         // A line too long to read has only its first bytes in reports, as
         // many whether the chunker or the worker found it.
+        let (why, at) = (lost.why, lost.at);
         let head = if why == Why::Line(LineError::LineTooLong) {
-            &head[..head.len().min(self.opts.max_line).min(TOO_LONG_HEAD)]
+            &lost.head[..lost.head.len().min(self.opts.max_line).min(TOO_LONG_HEAD)]
         } else {
-            head
+            lost.head
         };
         let slots = [Slot::Reject(why, at), Slot::Reject(why, at)];
-        let n = self.slots_per_line(format);
-        self.finish(format, head, index, first_line, &slots[..n], out);
+        let n = self.slots_per_line(lost.format);
+        let (index, first_line) = (lost.index, lost.first_line);
+        self.finish(sink, lost.format, head, index, first_line, &slots[..n], out);
     }
 
     /// One slot per wanted field: two with `--field both`, but a `plain`
@@ -628,8 +669,9 @@ impl Worker {
         }
     }
 
-    fn line(
+    fn line<S: Sink>(
         &mut self,
+        sink: &mut S,
         ctx: &FileCtx,
         line: &[u8],
         index: u64,
@@ -639,18 +681,7 @@ impl Worker {
         self.urls.clear();
         let format = ctx.format;
         if line.len() > self.opts.max_line {
-            // The same as when the chunker finds it: one slot per wanted
-            // field, so the output does not depend on where pieces were cut.
-            let why = Why::Line(LineError::LineTooLong);
-            return self.lost_line(
-                format,
-                index,
-                first_line,
-                line,
-                why,
-                self.opts.max_line,
-                out,
-            );
+            return self.too_long(sink, format, index, first_line, line, out);
         }
         if format == LogFormat::Plain {
             // A URL list's line has no other fields: none of a record of an
@@ -660,9 +691,10 @@ impl Worker {
             let slot = if is_blank(line) {
                 Slot::Skip(Skip::EmptyLine)
             } else {
-                self.urls.canonicalize(line, true, 0, &mut out.stats)
+                self.urls
+                    .canonicalize(UrlInput::target(line), &mut out.stats)
             };
-            return self.finish(format, line, index, first_line, &[slot], out);
+            return self.finish(sink, format, line, index, first_line, &[slot], out);
         }
         let field = self.opts.field;
         let n = self.slots_per_line(format);
@@ -679,30 +711,23 @@ impl Worker {
             Line::Skip(s) => [Slot::Skip(s); 2],
             Line::Error(e, at) => [Slot::Reject(Why::Line(e), at); 2],
             Line::Record => match field {
-                Field::Request => [self.request(out), Slot::Skip(Skip::EmptyField)],
+                Field::Request => [self.request(line, out), Slot::Skip(Skip::EmptyField)],
                 Field::Referer => [self.referer(out), Slot::Skip(Skip::EmptyField)],
                 Field::Both => {
-                    let request = self.request(out);
+                    let request = self.request(line, out);
                     [request, self.referer(out)]
                 }
             },
         };
-        self.finish(format, line, index, first_line, &slots[..n], out);
+        self.finish(sink, format, line, index, first_line, &slots[..n], out);
     }
 
-    /// The URL of the record's request.
-    fn request(&mut self, out: &mut PieceOut) -> Slot {
-        let stats = &mut out.stats;
+    /// The URL of the record's request, read from `line`.
+    fn request(&mut self, line: &[u8], out: &mut PieceOut) -> Slot {
         let (base, scheme) = (self.base_prefix.as_deref(), self.opts.scheme);
-        let target = &self.record.target;
-        match request_url_of(&self.record, target, base, scheme, &mut self.built) {
-            RequestUrl::Built { prefix } => {
-                self.urls.canonicalize(&self.built, false, prefix, stats)
-            }
-            RequestUrl::Absolute => self.urls.canonicalize(&self.record.target, false, 0, stats),
-            RequestUrl::PathOnly => self.urls.canonicalize(&self.record.target, true, 0, stats),
-            RequestUrl::Skip(s) => Slot::Skip(s),
-            RequestUrl::Error(e) => Slot::Reject(Why::Line(e), 0),
+        match request_input(&self.record, line, base, scheme, &mut self.built) {
+            Ok(input) => self.urls.canonicalize(input, &mut out.stats),
+            Err(no) => no.into(),
         }
     }
 
@@ -711,13 +736,15 @@ impl Worker {
         if !self.record.has_referer {
             return Slot::Skip(Skip::EmptyField);
         }
-        self.urls
-            .canonicalize(&self.record.referer, false, 0, &mut out.stats)
+        let input = UrlInput::url(&self.record.referer);
+        self.urls.canonicalize(input, &mut out.stats)
     }
 
-    /// Counts the line and writes its output.
-    fn finish(
+    /// Counts the line and hands its slots to the sink.
+    #[allow(clippy::too_many_arguments)]
+    fn finish<S: Sink>(
         &mut self,
+        sink: &mut S,
         format: LogFormat,
         line: &[u8],
         index: u64,
@@ -726,19 +753,16 @@ impl Worker {
         out: &mut PieceOut,
     ) {
         self.count(line, index, slots, out);
-        if let Some(sink) = self.sink.as_mut() {
-            for s in slots {
-                if let Slot::Url(a, b, _) = *s {
-                    sink.record(&self.urls.bytes[a..b], line, &self.record.info);
-                }
-            }
-        } else if matches!(self.opts.mode, Mode::Unique | Mode::Count) {
-            self.file_distinct(format, slots, out);
-        } else if self.urls_only {
-            self.write_urls(slots, out);
-        } else {
-            self.write_rows(format, line, index, first_line, slots, out);
-        }
+        let line = LineOut {
+            format,
+            line,
+            number: first_line + index,
+            slots,
+            urls: &self.urls,
+            record: &self.record,
+            input: self.input.as_deref(),
+        };
+        sink.line(&line, out);
     }
 
     /// Counts a line by its slots: emitted when one has a URL, else
@@ -753,127 +777,16 @@ impl Worker {
         if emitted > 0 {
             out.stats.emit(emitted);
         } else if let Some((why, at)) = first_reject {
-            out.stats.reject(why);
-            self.report(index, line, why, at, out);
+            self.reject(index, line, why, at, out);
         } else if let Some(Slot::Skip(s)) = slots.first() {
             out.stats.skip(*s);
         }
     }
 
-    /// `--unique`/`--count`: files the line's URLs for the distinct table
-    /// (with `--field both` slot 0 is the request and 1 the referer).
-    fn file_distinct(&self, format: LogFormat, slots: &[Slot], out: &mut PieceOut) {
-        let both = self.opts.field == Field::Both && format != LogFormat::Plain;
-        for (i, s) in slots.iter().enumerate() {
-            if let Slot::Url(a, b, e) = *s {
-                let start = out.out.len();
-                out.out.extend_from_slice(&self.urls.bytes[a..b]);
-                let x = self.urls.extras[e];
-                out.distinct.push(DistinctUrl {
-                    key: xxh64(&out.out[start..], KEY_SEED),
-                    start,
-                    end: out.out.len(),
-                    field: u8::from(both && i == 1),
-                    pre: self.urls.merges.then_some((x.pre_key, x.fired)),
-                });
-            }
-        }
-    }
-
-    /// Plain output of the URLs alone: no row to build. With `--pipe`, one
-    /// line whatever the slots, their URLs tab-separated.
-    fn write_urls(&self, slots: &[Slot], out: &mut PieceOut) {
-        let pipe = self.opts.mode == Mode::Pipe;
-        for (i, s) in slots.iter().enumerate() {
-            if pipe && i > 0 {
-                out.out.push(b'\t');
-            }
-            if let Slot::Url(a, b, _) = *s {
-                out.out.extend_from_slice(&self.urls.bytes[a..b]);
-                if !pipe {
-                    out.out.push(b'\n');
-                }
-            }
-        }
-        if pipe {
-            out.out.push(b'\n');
-        }
-    }
-
-    /// The line's rows: one per slot (a URL, a rejection, or with `--pipe`
-    /// a skip), or with `--pipe` and plain output, one line of cells.
-    fn write_rows(
-        &self,
-        format: LogFormat,
-        line: &[u8],
-        index: u64,
-        first_line: u64,
-        slots: &[Slot],
-        out: &mut PieceOut,
-    ) {
-        let opts = &*self.opts;
-        let pipe = opts.mode == Mode::Pipe;
-        let plain = opts.output == OutputFormat::Plain;
-        for (i, s) in slots.iter().enumerate() {
-            // A `plain` line's one URL counts as a request, as in the
-            // distinct table: its `field` cell says so, not left empty.
-            let field = match (opts.field, i) {
-                (Field::Both, 0) => Some(Field::Request),
-                (Field::Both, _) => Some(Field::Referer),
-                _ => None,
-            };
-            let original = match (format, i, opts.field) {
-                (LogFormat::Plain, _, _) => line,
-                (_, 0, Field::Referer) | (_, 1, _) => &self.record.referer[..],
-                _ => &self.record.target[..],
-            };
-            let mut row = Row {
-                line: first_line + index,
-                field,
-                original,
-                ..Row::default()
-            };
-            if !opts.with.is_empty() {
-                let info = &self.record.info;
-                row.status = info.status(line);
-                row.bytes = info.bytes(line);
-                row.method = info.method(line);
-                row.time = info.time(line);
-                row.client = info.client(line);
-                row.host = Some(&self.record.host[..]).filter(|h| !h.is_empty());
-                row.input = self.input.as_deref();
-            }
-            match *s {
-                Slot::Url(a, b, e) => {
-                    let x = self.urls.extras[e];
-                    row.url = Some(&self.urls.bytes[a..b]);
-                    row.dedup = x.dedup.map(|(s, e)| &self.urls.dedup[s..e]);
-                    row.rules = x.fired;
-                    row.rewrites = &self.urls.rewrites[x.rewrites.0..x.rewrites.1];
-                }
-                Slot::Reject(w, _) => row.reason = Some(w.name()),
-                Slot::Skip(k) if pipe => {
-                    row.reason = Some(k.name());
-                    row.original = b"";
-                }
-                Slot::Skip(_) => continue,
-            }
-            if pipe && plain {
-                // One line per input line: the URLs of `--field both` side
-                // by side, an empty cell for a field without one.
-                if i > 0 {
-                    out.out.push(b'\t');
-                }
-                self.columns.write_cells(&row, &mut out.out);
-            } else if plain && row.url.is_none() {
-                // Plain records: nothing for a field without URL.
-            } else {
-                self.columns.write(&row, &mut out.out);
-            }
-        }
-        if pipe && plain {
-            out.out.push(b'\n');
-        }
+    /// Counts a rejected line and keeps it for the writer to report.
+    fn reject(&self, index: u64, line: &[u8], why: Why, at: usize, out: &mut PieceOut) {
+        out.stats.reject(why);
+        self.report(index, line, why, at, out);
     }
 
     /// Keeps a rejected line for the writer, which describes the first ones
@@ -925,29 +838,13 @@ impl Urls {
         self.rewrites.clear();
     }
 
-    /// Canonicalizes `input` into `bytes` (`target`: as a request target,
-    /// path-only without a host; `prefix`: bytes before the logged target,
-    /// whose offsets a rejection reports relative to the target), with
-    /// everything else the options ask for: the dedup key, the SURT form,
-    /// rule statistics.
-    fn canonicalize(
-        &mut self,
-        input: &[u8],
-        target: bool,
-        prefix: usize,
-        stats: &mut Stats,
-    ) -> Slot {
-        let run = |c: &mut Canonicalizer, into: &mut Vec<u8>| {
-            if target {
-                c.canonicalize_target(input, into)
-            } else {
-                c.canonicalize_into(input, into)
-            }
-        };
+    /// Canonicalizes `input` into `bytes`, with everything else the options
+    /// ask for: the dedup key, the SURT form, rule statistics.
+    fn canonicalize(&mut self, input: UrlInput<'_>, stats: &mut Stats) -> Slot {
         let start = self.bytes.len();
-        let canonical: Canonical = match run(&mut self.canon, &mut self.bytes) {
+        let canonical: Canonical = match input.canonicalize(&mut self.canon, &mut self.bytes) {
             Ok(c) => c,
-            Err(r) => return Slot::Reject(Why::Url(r.reason), r.offset.saturating_sub(prefix)),
+            Err((why, at)) => return Slot::Reject(why, at),
         };
         let mut extra = Extra {
             fired: canonical.fired,
@@ -961,7 +858,7 @@ impl Urls {
         }
         if let Some(c) = self.key_canon.as_mut() {
             let from = self.dedup.len();
-            if run(c, &mut self.dedup).is_ok() {
+            if input.canonicalize(c, &mut self.dedup).is_ok() {
                 extra.dedup = Some((from, self.dedup.len()));
             }
         }
@@ -986,22 +883,112 @@ impl Urls {
     }
 }
 
+/// A line that could not be read whole ([`Worker::lost_line`]'s arguments).
+#[derive(Clone, Copy, Debug)]
+struct Lost<'a> {
+    format: LogFormat,
+    index: u64,
+    first_line: u64,
+    head: &'a [u8],
+    why: Why,
+    at: usize,
+}
+
+/// What to canonicalize for one field of a record.
+#[derive(Clone, Copy, Debug)]
+struct UrlInput<'a> {
+    bytes: &'a [u8],
+    /// As a request target: path-only without a host.
+    target: bool,
+    /// Bytes put before the logged target (`RequestUrl::Built`): a
+    /// rejection's offset is reported relative to the target.
+    prefix: usize,
+}
+
+impl<'a> UrlInput<'a> {
+    /// A whole URL (a referer, an absolute-form target).
+    #[inline(always)]
+    fn url(bytes: &'a [u8]) -> UrlInput<'a> {
+        UrlInput {
+            bytes,
+            target: false,
+            prefix: 0,
+        }
+    }
+
+    /// A request target as it is (a `plain` line, an origin-form target
+    /// with no host): path-only when it has none.
+    #[inline(always)]
+    fn target(bytes: &'a [u8]) -> UrlInput<'a> {
+        UrlInput {
+            bytes,
+            target: true,
+            prefix: 0,
+        }
+    }
+
+    /// Canonicalizes it into `into` with `canon`; a rejection comes with
+    /// its offset in the logged field.
+    #[inline(always)]
+    fn canonicalize(
+        self,
+        canon: &mut Canonicalizer,
+        into: &mut Vec<u8>,
+    ) -> Result<Canonical, (Why, usize)> {
+        let result = if self.target {
+            canon.canonicalize_target(self.bytes, into)
+        } else {
+            canon.canonicalize_into(self.bytes, into)
+        };
+        result.map_err(|r| (Why::Url(r.reason), r.offset.saturating_sub(self.prefix)))
+    }
+}
+
+/// Why a record's field gave no URL.
+#[derive(Clone, Copy, Debug)]
+enum NoUrl {
+    Skip(Skip),
+    Reject(Why, usize),
+}
+
+impl From<NoUrl> for Slot {
+    fn from(no: NoUrl) -> Slot {
+        match no {
+            NoUrl::Skip(s) => Slot::Skip(s),
+            NoUrl::Reject(why, at) => Slot::Reject(why, at),
+        }
+    }
+}
+
+/// The URL of the request of `record`, read from `line` (its target lent
+/// there or copied), with `base` (`--base`'s prefix) and `scheme`
+/// (`--scheme`): the one place that turns [`RequestUrl`] into what to
+/// canonicalize, for every line loop.
+#[inline(always)]
+fn request_input<'a>(
+    record: &'a Extracted,
+    line: &'a [u8],
+    base: Option<&[u8]>,
+    scheme: Option<crate::log::Scheme>,
+    built: &'a mut Vec<u8>,
+) -> Result<UrlInput<'a>, NoUrl> {
+    let target = record.target_in(line);
+    match request_url_of(record, target, base, scheme, built) {
+        RequestUrl::Built { prefix } => Ok(UrlInput {
+            bytes: built,
+            target: false,
+            prefix,
+        }),
+        RequestUrl::Absolute => Ok(UrlInput::url(target)),
+        RequestUrl::PathOnly => Ok(UrlInput::target(target)),
+        RequestUrl::Skip(s) => Err(NoUrl::Skip(s)),
+        RequestUrl::Error(e) => Err(NoUrl::Reject(Why::Line(e), 0)),
+    }
+}
+
 /// The most bytes of lines that are their own output
 /// (`Worker::plain_urls_as`) kept before they are written.
 const AS_IS_RUN: usize = 2048;
-
-/// Files the URL just written at `out.out[start..]` for the distinct table.
-#[inline(always)]
-fn push_distinct(out: &mut PieceOut, start: usize) {
-    let end = out.out.len();
-    out.distinct.push(DistinctUrl {
-        key: xxh64(&out.out[start..], KEY_SEED),
-        start,
-        end,
-        field: 0,
-        pre: None,
-    });
-}
 
 /// Bytes a byte range's buffer holds beyond the range: the last line's
 /// overhang past the range's end, in most logs.
@@ -1021,7 +1008,7 @@ pub(super) fn work(
         worker.set_sink(sink);
     }
     worker.work(jobs, done, out_free);
-    if let Some(sink) = worker.sink.take() {
+    if let Some(RunSink::Summary(Summary(sink))) = worker.sink.take() {
         sink.done();
     }
 }
