@@ -15,7 +15,7 @@ use super::evidence::{
     Side, Tally, Thresholds, Verdict, WindowSize,
 };
 use super::summary::{Key, UrlSummary};
-use super::table::for_each_row;
+use super::table::{for_each_row_after, read_head};
 use super::{MergeError, MineError};
 use xxhash_rust::xxh64::xxh64;
 
@@ -139,15 +139,14 @@ pub(crate) fn scan_keys(
     name: &str,
     mut copy: Option<&mut dyn Write>,
 ) -> Result<KeyScan, MergeError> {
+    // The redirect hints before the header are copied, not scanned: mining
+    // reads them again.
+    read_head(
+        &mut input,
+        name,
+        copy.as_mut().map(|c| &mut **c as &mut dyn Write),
+    )?;
     let mut line = Vec::new();
-    if input.read_until(b'\n', &mut line).map_err(MergeError::Io)? == 0
-        || line != UrlSummary::header().as_bytes()
-    {
-        return Err(MergeError::Header { file: name.into() });
-    }
-    if let Some(out) = copy.as_mut() {
-        out.write_all(&line).map_err(MergeError::Io)?;
-    }
     let mut scan = KeyScan {
         windows: BTreeSet::new(),
         sorted: true,
@@ -391,7 +390,8 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
             });
         }
     };
-    for_each_row(&mut *file, name, |key, row| {
+    let (_hints, head_lines) = read_head(&mut *file, name, None).map_err(MineError::Summary)?;
+    for_each_row_after(&mut *file, name, head_lines, |key, row| {
         let row_host = String::from_utf8_lossy(key.host);
         if host.as_deref() != Some(&*row_host) {
             flush_url(&mut current, &mut urls, level);
