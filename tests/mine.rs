@@ -25,20 +25,22 @@ fn have_python() -> bool {
 /// A site of half the default pages over 8 days: small enough to be quick,
 /// large enough that most families have the support the defaults ask for.
 fn generate(dir: &Path, seed: u32) -> (PathBuf, PathBuf) {
-    common::dust::generate(
-        dir,
-        seed,
-        &[
-            "--days",
-            "8",
-            "--requests",
-            "80000",
-            "--scale",
-            "0.5",
-            "--holdout",
-            "0.3",
-        ],
-    )
+    generate_with(dir, seed, &[])
+}
+
+/// [`generate`]'s site with more options of the generator.
+fn generate_with(dir: &Path, seed: u32, more: &[&str]) -> (PathBuf, PathBuf) {
+    let shape = [
+        "--days",
+        "8",
+        "--requests",
+        "80000",
+        "--scale",
+        "0.5",
+        "--holdout",
+        "0.3",
+    ];
+    common::dust::generate(dir, seed, &[&shape[..], more].concat())
 }
 
 fn canonurl(args: &[&str], files: &[&Path]) -> Output {
@@ -147,6 +149,57 @@ fn mined_rules_score(seed: u32) {
             assert_eq!(o["learn"]["status_contradict"], 0, "{o}");
         }
     }
+}
+
+#[test]
+fn redirects_clients_follow_teach_a_moved_prefix() {
+    if !have_python() {
+        return;
+    }
+    // The site with docs.example, whose moved pages (no digits: only the
+    // redirects say which old URL is which new one) answer 301, each
+    // followed a second later by the same client's request for the new URL.
+    let dir = tempfile::tempdir().unwrap();
+    let (log, truth) = generate_with(dir.path(), 11, &["--redirects"]);
+    let rules = dir.path().join("mined.toml");
+    let evidence = dir.path().join("evidence.jsonl");
+    ok(&canonurl(
+        &["mine", "-o", rules.to_str().unwrap()],
+        &[Path::new("--evidence"), &evidence, &log],
+    ));
+    let text = std::fs::read_to_string(&rules).unwrap();
+    let evidence = std::fs::read_to_string(&evidence).unwrap();
+    // Both moves learned, accepted, with the redirects that said them.
+    for (regex, replace) in [
+        (r"^/kb(/.*)$", "/help/articles${1}"),
+        (r"^/old\-docs(/.*)$", "/docs${1}"),
+    ] {
+        let o: serde_json::Value = evidence
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .find(|o| o["rule"] == format!("rewrite {regex} -> {replace}"))
+            .unwrap_or_else(|| panic!("no candidate {regex}: {evidence}"));
+        assert_eq!(o["family"], "moved-prefix", "{o}");
+        assert_eq!(o["decision"], "accepted", "{o}");
+        assert!(o["redirects"].as_u64().unwrap() > 100, "{o}");
+        assert_eq!(o["held_out"]["status_contradict"], 0, "{o}");
+        assert!(text.contains("redirects followed"), "{text}");
+    }
+    // Scored on the held-out pages: the moved pages are merged with their
+    // new URLs, and the site as a whole still meets the goal.
+    let report = evaluate(&truth, &rules);
+    let mined = &report["with_rules"];
+    let moved = mined["recall_by_family"]["moved-prefix"].as_f64().unwrap();
+    assert!(moved >= 0.95, "moved-prefix recall {moved}: {mined}");
+    assert!(mined["precision"].as_f64().unwrap() >= 0.99, "{mined}");
+    assert!(mined["recall"].as_f64().unwrap() >= 0.80, "{mined}");
+    assert_eq!(
+        mined["false_merge_urls_by_family"]
+            .as_object()
+            .map_or(0, |m| m.len()),
+        0,
+        "{mined}"
+    );
 }
 
 /// Every spelling in `truth` (held out or not), one per line.

@@ -9,11 +9,14 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{BufRead, Seek, SeekFrom, Write};
 
-use super::candidates::{grouping_key, propose, propose_redirects, Family, Rule, UrlEntry};
+use super::candidates::{
+    from_hints, grouping_key, propose, propose_redirects, Family, HintPair, Rule, UrlEntry,
+};
 use super::evidence::{
     keep_windows, mark_popular, page_sizes, redirect_verdict, rejection, signature, verdict, Part,
     Side, Tally, Thresholds, Verdict, WindowSize,
 };
+use super::hints::Hints;
 use super::summary::{Key, UrlSummary};
 use super::table::{for_each_row_after, read_head};
 use super::{MergeError, MineError};
@@ -40,6 +43,8 @@ pub(crate) struct Finding {
     pub rule: Rule,
     pub decision: Decision,
     pub proposals: u64,
+    /// Redirects clients followed at once that say this rule (`hints.rs`).
+    pub redirects: u64,
     pub learn: Tally,
     pub confirm: Tally,
 }
@@ -390,13 +395,15 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
             });
         }
     };
-    let (_hints, head_lines) = read_head(&mut *file, name, None).map_err(MineError::Summary)?;
+    let (hints, head_lines) = read_head(&mut *file, name, None).map_err(MineError::Summary)?;
+    let mut hints = hints_by_host(&hints);
     for_each_row_after(&mut *file, name, head_lines, |key, row| {
         let row_host = String::from_utf8_lossy(key.host);
         if host.as_deref() != Some(&*row_host) {
             flush_url(&mut current, &mut urls, level);
             if let Some(h) = host.take() {
-                miner.host(h, std::mem::take(&mut urls));
+                let hints = hints.remove(&h).unwrap_or_default();
+                miner.host(h, std::mem::take(&mut urls), &hints);
                 host_index += 1;
             }
             host = Some(row_host.into_owned());
@@ -436,7 +443,8 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
     .map_err(MineError::Summary)?;
     flush_url(&mut current, &mut urls, level);
     if let Some(h) = host.take() {
-        miner.host(h, urls);
+        let hints = hints.remove(&h).unwrap_or_default();
+        miner.host(h, urls, &hints);
     }
     miner.report.sampled_urls = sampled_urls;
     miner.aliases();
@@ -688,8 +696,9 @@ struct Miner<'a> {
 }
 
 impl Miner<'_> {
-    /// Mines one host's URLs, and keeps their prints for the aliases.
-    fn host(&mut self, host: String, mut urls: Vec<UrlEntry>) {
+    /// Mines one host's URLs (and its redirect hints), and keeps their
+    /// prints for the aliases.
+    fn host(&mut self, host: String, mut urls: Vec<UrlEntry>, hints: &[HintPair]) {
         let th = &self.opts.thresholds;
         self.report.hosts += 1;
         self.report.urls += urls.len() as u64;
@@ -699,9 +708,26 @@ impl Miner<'_> {
         self.report.skipped_buckets += proposals.skipped_buckets;
         self.report.dropped_candidates += proposals.dropped;
         let redirects = propose_redirects(&urls, th);
+        // A rule the redirects say is the same candidate as when its URLs'
+        // sizes propose it (the redirects its support), or one of its own.
+        let mut candidates: Vec<(super::candidates::Candidate, u64)> = proposals
+            .candidates
+            .into_iter()
+            .chain(redirects)
+            .map(|c| (c, 0))
+            .collect();
+        for (c, n) in from_hints(hints, th) {
+            let same = candidates
+                .iter_mut()
+                .find(|(o, _)| o.rule.describe() == c.rule.describe());
+            match same {
+                Some((_, redirects)) => *redirects += n,
+                None => candidates.push((c, n)),
+            }
+        }
         let first = self.findings.len();
-        for c in proposals.candidates.into_iter().chain(redirects) {
-            let (learn, confirm) = evaluate(&urls, &c.rule);
+        for (c, redirects) in candidates {
+            let (learn, confirm) = evaluate(&urls, &c.rule, redirects > 0);
             let decision = match c.refused {
                 Some(why) => Decision::Rejected(why),
                 None if c.rule.family() == Family::Literal => self.decide_literal(&learn, &confirm),
@@ -713,6 +739,7 @@ impl Miner<'_> {
                 rule: c.rule,
                 decision,
                 proposals: c.proposals,
+                redirects,
                 learn,
                 confirm,
             });
@@ -908,6 +935,7 @@ impl Miner<'_> {
                 rule,
                 decision,
                 proposals: 0,
+                redirects: 0,
                 learn,
                 confirm,
             });
@@ -1029,7 +1057,7 @@ fn is_address(host: &str) -> bool {
 /// a group is compared with its most requested one (so n − 1 pairs per group,
 /// linear in the URLs), once with the learning sides and once with the
 /// confirming ones.
-fn evaluate(urls: &[UrlEntry], rule: &Rule) -> (Tally, Tally) {
+fn evaluate(urls: &[UrlEntry], rule: &Rule, followed: bool) -> (Tally, Tally) {
     // Grouping keys by their 64-bit hashes (8 bytes a URL where the keys
     // themselves took about 60): two keys of one host with one hash are as
     // likely as 2^-64 a pair.
@@ -1053,7 +1081,9 @@ fn evaluate(urls: &[UrlEntry], rule: &Rule) -> (Tally, Tally) {
         }
     }
     drop(keys);
-    let redirect = rule.family() == Family::Redirect;
+    // A URL that only redirects has no size: for a redirect rule, or one
+    // that redirects clients followed say, its redirects are the evidence.
+    let redirect = followed || matches!(rule.family(), Family::Redirect | Family::Moved);
     let judge = |from: (&Side, &[WindowSize]), to: (&Side, &[WindowSize])| {
         if redirect {
             redirect_verdict(from, to)
@@ -1091,6 +1121,32 @@ fn evaluate(urls: &[UrlEntry], rule: &Rule) -> (Tally, Tally) {
         }
     }
     (learn, confirm)
+}
+
+/// The summary's redirect hints by host, as targets (path on), for the
+/// host's mining. A redirect between schemes of one target (`http` to
+/// `https`) says nothing about paths: left out (see docs/mine.md).
+fn hints_by_host(hints: &Hints) -> HashMap<String, Vec<HintPair>> {
+    let mut by_host: HashMap<String, Vec<HintPair>> = HashMap::new();
+    for h in hints.sorted() {
+        let (from, to) = (
+            String::from_utf8_lossy(h.from),
+            String::from_utf8_lossy(h.to),
+        );
+        let (from, to) = (target_of(&from), target_of(&to));
+        if from == to {
+            continue;
+        }
+        by_host
+            .entry(String::from_utf8_lossy(h.host).into_owned())
+            .or_default()
+            .push(HintPair {
+                from: from.to_owned(),
+                to: to.to_owned(),
+                count: h.count,
+            });
+    }
+    by_host
 }
 
 /// Accepted, unverified and rejected findings per family.
@@ -1403,6 +1459,7 @@ mod tests {
             },
             decision: Decision::Accepted,
             proposals: 1,
+            redirects: 0,
             learn: {
                 let mut t = Tally::default();
                 t.agree = agree;
