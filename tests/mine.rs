@@ -688,3 +688,44 @@ fn a_log_of_one_day_is_learned_and_confirmed_by_hour() {
     let precision = report["with_rules"]["precision"].as_f64().unwrap();
     assert!(precision >= 0.99, "{report}");
 }
+
+/// Redirects from `http` to `https` of one target are reported in the
+/// evidence (the rules file could say `+http-as-https`, but the miner has
+/// no sizes of the two spellings apart to confirm it), never written.
+#[test]
+fn redirects_to_https_are_reported_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = String::new();
+    for n in 0..4 {
+        for c in 0..3 {
+            let t = 10 * n + 100 * c;
+            for (port, second, status, size) in [(80, t, 301, 0), (443, t + 1, 200, 1000 + n)] {
+                log.push_str(&format!(
+                    "a.example:{port} 198.51.100.{c} - - [01/Oct/2026:10:{:02}:{:02} +0000] \"GET /p/{n} HTTP/1.1\" {status} {size} \"-\" \"-\"\n",
+                    second / 60,
+                    second % 60
+                ));
+            }
+        }
+    }
+    let path = dir.path().join("s.log");
+    std::fs::write(&path, log).unwrap();
+    let evidence = dir.path().join("e.jsonl");
+    let rules = ok(&canonurl(
+        &["mine", "--learn", "100", "--evidence"],
+        &[&evidence, &path],
+    ));
+    assert!(!rules.contains("http-as-https"), "{rules}");
+    let evidence = std::fs::read_to_string(&evidence).unwrap();
+    let o: serde_json::Value = evidence
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|o| o["family"] == "http-as-https")
+        .unwrap_or_else(|| panic!("{evidence}"));
+    assert_eq!(o["rule"], "+http-as-https", "{o}");
+    assert_eq!(o["decision"], "rejected", "{o}");
+    assert_eq!(
+        (o["redirects"].as_u64(), o["proposed_by_pairs"].as_u64()),
+        (Some(12), Some(4))
+    );
+}

@@ -66,6 +66,8 @@ pub(crate) enum Family {
     /// One pair of URLs, nothing to generalize.
     Literal,
     HostAlias,
+    /// `http` URLs redirected to their `https` spelling.
+    Scheme,
 }
 
 impl Family {
@@ -81,6 +83,7 @@ impl Family {
             Family::Moved => "moved-prefix",
             Family::Literal => "literal-alias",
             Family::HostAlias => "host-alias",
+            Family::Scheme => "http-as-https",
         }
     }
 
@@ -96,6 +99,7 @@ impl Family {
             Family::Moved => "moved",
             Family::Literal => "literal",
             Family::HostAlias => "alias",
+            Family::Scheme => "scheme",
         }
     }
 }
@@ -125,6 +129,9 @@ pub(crate) enum Rule {
     /// `host-aliases = [[from, to]]`: `from` and `to` are `host/` or
     /// `host/prefix/`.
     HostAlias { from: String, to: String },
+    /// `rules = ["+http-as-https"]`: reported from redirects, never
+    /// written (see `learn.rs`, `scheme_finding`).
+    HttpAsHttps,
 }
 
 impl Rule {
@@ -136,6 +143,7 @@ impl Rule {
             Rule::LowercasePath => Family::Case,
             Rule::Rewrite { family, .. } => *family,
             Rule::HostAlias { .. } => Family::HostAlias,
+            Rule::HttpAsHttps => Family::Scheme,
         }
     }
 
@@ -154,6 +162,7 @@ impl Rule {
                 format!("rewrite {} -> {replace}", regex.as_str())
             }
             Rule::HostAlias { from, to } => format!("host-alias {from} -> {to}"),
+            Rule::HttpAsHttps => "+http-as-https".into(),
         }
     }
 
@@ -193,7 +202,7 @@ impl Rule {
                 let out = regex.replace_all(target, replace.as_str());
                 (out != target).then(|| out.into_owned())
             }
-            Rule::HostAlias { .. } => None,
+            Rule::HostAlias { .. } | Rule::HttpAsHttps => None,
         }
     }
 }

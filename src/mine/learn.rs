@@ -698,7 +698,7 @@ struct Miner<'a> {
 impl Miner<'_> {
     /// Mines one host's URLs (and its redirect hints), and keeps their
     /// prints for the aliases.
-    fn host(&mut self, host: String, mut urls: Vec<UrlEntry>, hints: &[HintPair]) {
+    fn host(&mut self, host: String, mut urls: Vec<UrlEntry>, hints: &HostHints) {
         let th = &self.opts.thresholds;
         self.report.hosts += 1;
         self.report.urls += urls.len() as u64;
@@ -716,7 +716,7 @@ impl Miner<'_> {
             .chain(redirects)
             .map(|c| (c, 0))
             .collect();
-        for (c, n) in from_hints(hints, th) {
+        for (c, n) in from_hints(&hints.pairs, th) {
             let same = candidates
                 .iter_mut()
                 .find(|(o, _)| o.rule.describe() == c.rule.describe());
@@ -745,6 +745,7 @@ impl Miner<'_> {
             });
         }
         unchain(&mut self.findings[first..], &urls);
+        self.findings.extend(scheme_finding(&host, hints.to_https));
         if host.is_empty() {
             return; // path-only URLs: no host to alias
         }
@@ -1123,30 +1124,68 @@ fn evaluate(urls: &[UrlEntry], rule: &Rule, followed: bool) -> (Tally, Tally) {
     (learn, confirm)
 }
 
+/// A host's redirect hints, as the miner reads them.
+#[derive(Debug, Default)]
+struct HostHints {
+    /// Between two targets (path on) of the host.
+    pairs: Vec<HintPair>,
+    /// From `http` to `https` of one target: distinct targets, redirects.
+    to_https: (u64, u64),
+}
+
 /// The summary's redirect hints by host, as targets (path on), for the
-/// host's mining. A redirect between schemes of one target (`http` to
-/// `https`) says nothing about paths: left out (see docs/mine.md).
-fn hints_by_host(hints: &Hints) -> HashMap<String, Vec<HintPair>> {
-    let mut by_host: HashMap<String, Vec<HintPair>> = HashMap::new();
+/// host's mining. A redirect from `http` to `https` of one target says
+/// nothing about paths: counted apart ([`scheme_finding`]).
+fn hints_by_host(hints: &Hints) -> HashMap<String, HostHints> {
+    let mut by_host: HashMap<String, HostHints> = HashMap::new();
     for h in hints.sorted() {
         let (from, to) = (
             String::from_utf8_lossy(h.from),
             String::from_utf8_lossy(h.to),
         );
-        let (from, to) = (target_of(&from), target_of(&to));
-        if from == to {
+        let host = by_host
+            .entry(String::from_utf8_lossy(h.host).into_owned())
+            .or_default();
+        let (tf, tt) = (target_of(&from), target_of(&to));
+        if tf == tt {
+            if from.starts_with("http://") && to.starts_with("https://") {
+                host.to_https.0 += 1;
+                host.to_https.1 += h.count;
+            }
             continue;
         }
-        by_host
-            .entry(String::from_utf8_lossy(h.host).into_owned())
-            .or_default()
-            .push(HintPair {
-                from: from.to_owned(),
-                to: to.to_owned(),
-                count: h.count,
-            });
+        host.pairs.push(HintPair {
+            from: tf.to_owned(),
+            to: tt.to_owned(),
+            count: h.count,
+        });
     }
     by_host
+}
+
+/// Distinct targets a host's `http` → `https` redirects need to be reported.
+const SCHEME_TARGETS: u64 = 2;
+
+/// What the redirects from `http` to `https` of a host say: reported in the
+/// evidence, not written. The rules file can say it (`+http-as-https`),
+/// but the miner compares a host's targets without their scheme, so it has
+/// no sizes of the two spellings apart to confirm it on; and a server that
+/// sends `http` to `https` serves one page under both anyway.
+fn scheme_finding(host: &str, (targets, redirects): (u64, u64)) -> Option<Finding> {
+    (targets >= SCHEME_TARGETS).then(|| Finding {
+        id: String::new(),
+        host: host.to_owned(),
+        rule: Rule::HttpAsHttps,
+        decision: Decision::Rejected(format!(
+            "{redirects} redirects from http to https of {targets} URLs: switch on \
+             +http-as-https by hand if the dedup key should merge them (not mined: \
+             the miner compares targets without their scheme)"
+        )),
+        proposals: targets,
+        redirects,
+        learn: Tally::default(),
+        confirm: Tally::default(),
+    })
 }
 
 /// Accepted, unverified and rejected findings per family.
