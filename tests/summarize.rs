@@ -345,6 +345,7 @@ fn help_names_the_columns_and_the_options() {
         "sizes",
         "clients",
         "canonurl mine",
+        "host from to redirects",
     ] {
         assert!(help.contains(word), "{word} missing from: {help}");
     }
