@@ -24,6 +24,14 @@ Families planted (the truth merges these spellings):
                     blogs: USER.blogs.example/X = www.blogs.example/USER/X
   literal-alias     corp:  /about-us = /company/about
 
+With --redirects, one more site whose pages moved, each old URL answering 301
+and its client fetching the new one a second later (redirects as evidence):
+
+  moved-prefix      docs:  /old-docs/TOPIC/SLUG = /docs/TOPIC/SLUG,
+                           /kb/SLUG = /help/articles/SLUG (no digits: only the
+                           redirects link the two)
+  trailing-slash    docs:  /guide/SLUG = /guide/SLUG/
+
 Traps (the truth keeps these apart, though the log makes them look alike):
 
   template          shop:  discontinued products, one template, one size
@@ -130,9 +138,10 @@ def word_slug(rng, n):
     return "-".join(rng.choice(WORDS) for _ in range(n))
 
 
-def build_sites(rng, scale):
+def build_sites(rng, scale, redirects=False):
     """All the sites, as one list of (page, spellings). `scale` multiplies the
-    number of pages of each kind."""
+    number of pages of each kind; `redirects` adds docs.example (drawn last,
+    so the other sites are the same with it or without)."""
     s = Site()
 
     # shop.example: products with an irrelevant `ref`, discontinued products
@@ -252,7 +261,41 @@ def build_sites(rng, scale):
                 (60, Spelling("www.blogs.example", "/%s%s" % (user, post), "canonical")),
                 (30, Spelling("%s.blogs.example" % user, post, "host-alias")),
             ])
+    if redirects:
+        moved_pages(s, rng, scale)
     return s.entries
+
+
+def moved_pages(s, rng, scale):
+    """docs.example: pages that moved, their old URLs answering 301 (the
+    client fetches the new one next). Slugs without digits, so that only the
+    redirects say which old URL is which new one."""
+    docs = "docs.example"
+    seen = set()
+
+    def slug():
+        while True:
+            w = word_slug(rng, 3)
+            if w not in seen:
+                seen.add(w)
+                return w
+
+    for n in range(int(60 * scale)):
+        topic, name = rng.choice(WORDS), slug()
+        page = Page("docs/%s/%s" % (topic, name), rng.randint(6_000, 40_000), jitter=8)
+        new = Spelling(docs, "/docs/%s/%s" % (topic, name), "canonical")
+        s.add(page, [(70, new), (30, Spelling(docs, "/old-docs/%s/%s" % (topic, name), "moved-prefix",
+                                               redirect_to=new))])
+    for n in range(int(40 * scale)):
+        name = slug()
+        page = Page("docs/kb/%s" % name, rng.randint(6_000, 40_000), jitter=8)
+        new = Spelling(docs, "/help/articles/%s" % name, "canonical")
+        s.add(page, [(60, new), (40, Spelling(docs, "/kb/%s" % name, "moved-prefix", redirect_to=new))])
+    for n in range(int(30 * scale)):
+        name = slug()
+        page = Page("docs/guide/%s" % name, rng.randint(6_000, 40_000), jitter=8)
+        new = Spelling(docs, "/guide/%s/" % name, "canonical")
+        s.add(page, [(70, new), (30, Spelling(docs, "/guide/%s" % name, "trailing-slash", redirect_to=new))])
 
 
 def clf_time(t):
@@ -269,6 +312,8 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0, help="multiplies the number of pages")
     ap.add_argument("--log", required=True, help="the access log to write")
     ap.add_argument("--truth", required=True, help="the truth TSV to write")
+    ap.add_argument("--redirects", action="store_true",
+                    help="add docs.example, whose moved pages answer 301 and are followed at once")
     ap.add_argument("--holdout", type=float, default=0.2,
                     help="fraction of pages kept out of the log (default 0.2): their URLs are only "
                          "in the truth, to score rules on URLs the miner never saw")
@@ -279,7 +324,7 @@ def main():
         ap.error("--holdout is a fraction in [0, 1)")
 
     rng = random.Random(args.seed)
-    entries = build_sites(rng, args.scale)
+    entries = build_sites(rng, args.scale, args.redirects)
     # Held-out pages: written to the truth only.
     held_out = set(i for i in range(len(entries)) if rng.random() < args.holdout)
     # Popularity: Zipf-like over a random order of the pages.

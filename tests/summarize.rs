@@ -206,10 +206,13 @@ fn threads_and_memory_do_not_change_the_output() {
     let unique = ok(&["--unique", SAMPLE]);
     let rows = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
     let none = ok(&["summarize", "--window", "none", SAMPLE]);
+    // The sample's one redirect hint comes first, after its own header.
+    let hints = b"host\tfrom\tto\tredirects\n";
+    assert!(none.starts_with(hints));
     assert_eq!(
         rows(&none),
-        rows(&unique) + 1,
-        "one row per distinct URL, after the header"
+        2 + rows(&unique) + 1,
+        "the hint, then one row per distinct URL, after the header"
     );
     // The vhost log spans three days and every hour: other windows, other rows.
     let dir = tempfile::tempdir().unwrap();
@@ -342,9 +345,113 @@ fn help_names_the_columns_and_the_options() {
         "sizes",
         "clients",
         "canonurl mine",
+        "host from to redirects",
     ] {
         assert!(help.contains(word), "{word} missing from: {help}");
     }
     let main_help = String::from_utf8(ok(&["--help"])).unwrap();
     assert!(main_help.contains("summarize"), "{main_help}");
+}
+
+/// A vhost log in which 30 clients each follow a redirect at once
+/// (`/old/N` 301 → `/new/N`, `/d/N` 301 → `/d/N/`), one follows after 20 s,
+/// and one is sent to another host: the summary's hints are the pairs
+/// followed at once, counted.
+fn redirect_log() -> String {
+    let mut log = String::new();
+    let line = |host: &str, client: u64, second: u64, path: &str, status: u16| {
+        format!(
+            "{host}:443 198.51.100.{client} - - [01/Oct/2026:10:{:02}:{:02} +0000] \"GET {path} HTTP/1.1\" {status} 120 \"-\" \"-\"\n",
+            second / 60,
+            second % 60
+        )
+    };
+    for c in 0..30u64 {
+        let t = c * 40;
+        log.push_str(&line("a.example", c, t, &format!("/old/{}", c % 3), 301));
+        log.push_str(&line("a.example", c + 100, t, "/other", 200));
+        log.push_str(&line(
+            "a.example",
+            c,
+            t + 1,
+            &format!("/new/{}", c % 3),
+            200,
+        ));
+        log.push_str(&line("a.example", c, t + 20, &format!("/d/{}", c % 2), 301));
+        log.push_str(&line(
+            "a.example",
+            c,
+            t + 20,
+            &format!("/d/{}/", c % 2),
+            200,
+        ));
+    }
+    log.push_str(&line("a.example", 200, 3_000, "/late", 302));
+    log.push_str(&line("a.example", 200, 3_020, "/late-page", 200));
+    log.push_str(&line("a.example", 201, 3_000, "/away", 301));
+    log.push_str(&line("b.example", 201, 3_001, "/away", 200));
+    log
+}
+
+#[test]
+fn redirects_followed_at_once_are_hints_that_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = redirect_log();
+    let path = dir.path().join("site.log");
+    std::fs::write(&path, &log).unwrap();
+    let path = path.to_str().unwrap();
+    let whole = ok(&["summarize", path]);
+    let text = String::from_utf8(whole.clone()).unwrap();
+    let head: Vec<&str> = text.lines().take(7).collect();
+    assert_eq!(
+        head,
+        [
+            "host\tfrom\tto\tredirects",
+            "a.example\thttps://a.example/d/0\thttps://a.example/d/0/\t15",
+            "a.example\thttps://a.example/d/1\thttps://a.example/d/1/\t15",
+            "a.example\thttps://a.example/old/0\thttps://a.example/new/0\t10",
+            "a.example\thttps://a.example/old/1\thttps://a.example/new/1\t10",
+            "a.example\thttps://a.example/old/2\thttps://a.example/new/2\t10",
+            "host\turl\twindow\thits\ts200\ts301\ts302\ts303\ts307\ts308\ts304\ts404\ts5xx\tother\tnone\tlargest\tsizes\tclients",
+        ]
+    );
+    // The rows are what they were without hints.
+    assert_eq!(text.lines().count(), 7 + 15, "{text}");
+    // Threads and memory do not change them.
+    assert!(ok(&["summarize", "-j", "2", "--memory", "64K", path]) == whole);
+    // Summaries of two parts cut between pairs merge into the whole's
+    // (hints and rows), in any order, and a merge of the whole is itself.
+    let cut = log.match_indices('\n').nth(5 * 14 - 1).unwrap().0 + 1;
+    let mut parts = Vec::new();
+    for (i, part) in [&log[..cut], &log[cut..]].iter().enumerate() {
+        let p = dir.path().join(format!("{i}.log"));
+        std::fs::write(&p, part).unwrap();
+        let s = dir.path().join(format!("{i}.tsv"));
+        std::fs::write(&s, ok(&["summarize", p.to_str().unwrap()])).unwrap();
+        parts.push(s.to_str().unwrap().to_owned());
+    }
+    assert!(ok(&["summarize", "--merge", &parts[1], &parts[0]]) == whole);
+    let w = dir.path().join("whole.tsv");
+    std::fs::write(&w, &whole).unwrap();
+    assert!(ok(&["summarize", "--merge", w.to_str().unwrap()]) == whole);
+    // A bad hint line is an error naming the file and line; so is a hint
+    // section without the rows' header after it.
+    let bad = dir.path().join("bad.tsv");
+    std::fs::write(&bad, text.replacen("\t15\n", "\tx\n", 1)).unwrap();
+    let bad = bad.to_str().unwrap();
+    fails(
+        &["summarize", "--merge", bad],
+        None,
+        2,
+        &format!("{bad}:2: not a summary row: bad 'redirects' value"),
+    );
+    let cut_off = dir.path().join("cut.tsv");
+    std::fs::write(&cut_off, head[..3].join("\n") + "\n").unwrap();
+    let cut_off = cut_off.to_str().unwrap();
+    fails(
+        &["summarize", "--merge", cut_off],
+        None,
+        2,
+        &format!("{cut_off}:4: the summary ends in its redirect hints"),
+    );
 }

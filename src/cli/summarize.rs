@@ -35,6 +35,10 @@ window is the window's start (Unix seconds, UTC; - without a time), s404 counts 
 and 410, none records that log no status; largest is the largest 200 response; sizes
 are size:count pairs of 200 responses and clients hashes of client addresses, each a
 sample of at most 16 and 8 values chosen by hash, so that summaries merge exactly.
+Redirects a client followed within 5 s (a 301/302/307/308, then its next request for
+another URL of the host), when there are any, come first, after their own header:
+
+  host from to redirects
 
 Options of its own:
       --window DURATION  the window: 1d (default), 12h, 30m, 3600s, or none

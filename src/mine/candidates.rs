@@ -61,9 +61,13 @@ pub(crate) enum Family {
     Substitution,
     /// A URL that only redirects, to the page with the same digits.
     Redirect,
+    /// An old path prefix for a new one, from redirects clients followed.
+    Moved,
     /// One pair of URLs, nothing to generalize.
     Literal,
     HostAlias,
+    /// `http` URLs redirected to their `https` spelling.
+    Scheme,
 }
 
 impl Family {
@@ -76,8 +80,10 @@ impl Family {
             Family::Slug => "slug",
             Family::Substitution => "substitution",
             Family::Redirect => "redirect",
+            Family::Moved => "moved-prefix",
             Family::Literal => "literal-alias",
             Family::HostAlias => "host-alias",
+            Family::Scheme => "http-as-https",
         }
     }
 
@@ -90,8 +96,10 @@ impl Family {
             Family::Slug => "slug",
             Family::Substitution => "subst",
             Family::Redirect => "redirect",
+            Family::Moved => "moved",
             Family::Literal => "literal",
             Family::HostAlias => "alias",
+            Family::Scheme => "scheme",
         }
     }
 }
@@ -121,6 +129,9 @@ pub(crate) enum Rule {
     /// `host-aliases = [[from, to]]`: `from` and `to` are `host/` or
     /// `host/prefix/`.
     HostAlias { from: String, to: String },
+    /// `rules = ["+http-as-https"]`: reported from redirects, never
+    /// written (see `learn.rs`, `scheme_finding`).
+    HttpAsHttps,
 }
 
 impl Rule {
@@ -132,6 +143,7 @@ impl Rule {
             Rule::LowercasePath => Family::Case,
             Rule::Rewrite { family, .. } => *family,
             Rule::HostAlias { .. } => Family::HostAlias,
+            Rule::HttpAsHttps => Family::Scheme,
         }
     }
 
@@ -150,6 +162,7 @@ impl Rule {
                 format!("rewrite {} -> {replace}", regex.as_str())
             }
             Rule::HostAlias { from, to } => format!("host-alias {from} -> {to}"),
+            Rule::HttpAsHttps => "+http-as-https".into(),
         }
     }
 
@@ -189,7 +202,7 @@ impl Rule {
                 let out = regex.replace_all(target, replace.as_str());
                 (out != target).then(|| out.into_owned())
             }
-            Rule::HostAlias { .. } => None,
+            Rule::HostAlias { .. } | Rule::HttpAsHttps => None,
         }
     }
 }
@@ -964,6 +977,108 @@ pub(crate) fn propose_redirects(urls: &[UrlEntry], th: &Thresholds) -> Vec<Candi
         .collect()
 }
 
+/// One redirect hint of a host (`hints.rs`): a redirect from `from` that
+/// its client followed at once to `to` (targets from the path on), `count`
+/// times.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct HintPair {
+    pub from: String,
+    pub to: String,
+    pub count: u64,
+}
+
+/// Distinct hint pairs a rule needs to be proposed from hints alone: one
+/// pair may be a client's two unrelated requests (a shared address).
+const MIN_HINT_PAIRS: u64 = 2;
+
+/// The rule one redirect says, when it is one the rules file can say:
+/// the case of the path (`/About` → `/about`), an index file
+/// (`/a/index.html` ↔ `/a/`), or an old path prefix for a new one
+/// (`/old/x/y` → `/new/x/y`: the longest shared tail from a `/` on, with
+/// something after that `/`, stays; what is before it is replaced). `None`
+/// for a redirect the miner already reads as one page (a trailing `/`)
+/// and for one with nothing to generalize.
+pub(crate) fn hint_rule(from: &str, to: &str) -> Option<Rule> {
+    if grouping_key(from) == grouping_key(to) {
+        return None; // `/x` → `/x/`: one page to the miner already
+    }
+    let ((pf, qf), (pt, qt)) = (split_query(from), split_query(to));
+    if qf == qt && pf != pt && pf.eq_ignore_ascii_case(pt) {
+        return (pt.to_ascii_lowercase() == pt).then_some(Rule::LowercasePath);
+    }
+    if qf == qt {
+        let (long, short) = if pf.len() > pt.len() {
+            (pf, pt)
+        } else {
+            (pt, pf)
+        };
+        if let Some(name) = long.strip_prefix(short).filter(|_| short.ends_with('/')) {
+            if !name.is_empty() && !name.contains('/') {
+                return Some(Rule::IndexFile { name: name.into() });
+            }
+        }
+    }
+    // The longest shared tail, then from its first `/` on.
+    let shared = from
+        .bytes()
+        .rev()
+        .zip(to.bytes().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let tail = &from[from.len() - shared..];
+    let slash = tail.find('/')?;
+    let tail = &tail[slash..];
+    if tail.len() < 2 || tail.starts_with("//") {
+        return None;
+    }
+    let old = &from[..from.len() - tail.len()];
+    let new = &to[..to.len() - tail.len()];
+    // An empty old prefix would rewrite every URL of the host (and its own
+    // output again); a prefix with a query is no path prefix.
+    if old.is_empty() || old.contains('?') || new.contains('?') || new.starts_with(old) {
+        return None;
+    }
+    let regex = Regex::new(&format!("^{}(/.*)$", regex::escape(old))).ok()?;
+    Some(Rule::Rewrite {
+        family: Family::Moved,
+        regex,
+        replace: format!("{}${{1}}", new.replace('$', "$$")),
+    })
+}
+
+/// Candidates from a host's redirect hints: each hint's rule
+/// ([`hint_rule`]), with the redirects that say it (their count) and its
+/// distinct pairs; a rule needs [`MIN_HINT_PAIRS`] pairs. Most redirects
+/// first.
+pub(crate) fn from_hints(hints: &[HintPair], th: &Thresholds) -> Vec<(Candidate, u64)> {
+    let mut by_rule: HashMap<String, (Rule, u64, u64)> = HashMap::new();
+    for h in hints {
+        if let Some(rule) = hint_rule(&h.from, &h.to) {
+            let e = by_rule.entry(rule.describe()).or_insert((rule, 0, 0));
+            e.1 += h.count;
+            e.2 += 1;
+        }
+    }
+    let mut list: Vec<(String, (Rule, u64, u64))> = by_rule
+        .into_iter()
+        .filter(|(_, (_, _, pairs))| *pairs >= MIN_HINT_PAIRS)
+        .collect();
+    list.sort_unstable_by(|x, y| y.1 .1.cmp(&x.1 .1).then_with(|| x.0.cmp(&y.0)));
+    list.truncate(th.max_candidates);
+    list.into_iter()
+        .map(|(_, (rule, redirects, pairs))| {
+            (
+                Candidate {
+                    rule,
+                    proposals: pairs,
+                    refused: None,
+                },
+                redirects,
+            )
+        })
+        .collect()
+}
+
 fn param_value(target: &str, name: &str) -> Option<String> {
     let (_, query) = split_query(target);
     query?.split('&').find_map(|p| match p.split_once('=') {
@@ -1328,5 +1443,66 @@ mod tests {
             .candidates
             .iter()
             .all(|c| c.rule.apply("/item/1001/x").is_none()));
+    }
+
+    #[test]
+    fn a_followed_redirect_says_a_rule_when_the_rules_file_can_say_it() {
+        let said = |from: &str, to: &str| hint_rule(from, to).map(|r| r.describe());
+        assert_eq!(
+            said("/old/docs/a-b.html", "/new/docs/a-b.html").as_deref(),
+            Some("rewrite ^/old(/.*)$ -> /new${1}")
+        );
+        assert_eq!(
+            said("/kb/x?lang=en", "/help/articles/x?lang=en").as_deref(),
+            Some("rewrite ^/kb(/.*)$ -> /help/articles${1}")
+        );
+        // A prefix dropped is a prefix rewritten to nothing.
+        assert_eq!(
+            said("/en/about", "/about").as_deref(),
+            Some("rewrite ^/en(/.*)$ -> ${1}")
+        );
+        assert_eq!(
+            said("/a/index.php", "/a/").as_deref(),
+            Some("extra-index-files index.php")
+        );
+        assert_eq!(
+            said("/About/Team", "/about/team").as_deref(),
+            Some("+lowercase-path")
+        );
+        for (from, to) in [
+            ("/x", "/x/"),                                // one page to the miner already
+            ("/about", "/en/about"),                      // an empty old prefix: every URL
+            ("/a/b", "/a/b/c/b"),                         // the new prefix starts with the old
+            ("/account/x", "/login?next=%2Faccount%2Fx"), // a login, not a move
+            ("/old/x", "/new/y"),                         // nothing shared to keep
+            ("/a/b", "/c/"),                              // only the `/` shared
+            ("/About", "/ABOUT"),                         // case, but not to lower case
+        ] {
+            assert_eq!(said(from, to), None, "{from} -> {to}");
+        }
+    }
+
+    #[test]
+    fn hints_propose_a_rule_when_two_pairs_say_it() {
+        let pair = |from: &str, to: &str, count| HintPair {
+            from: from.into(),
+            to: to.into(),
+            count,
+        };
+        let th = Thresholds::default();
+        let found = from_hints(
+            &[
+                pair("/old/a", "/new/a", 3),
+                pair("/old/b", "/new/b", 4),
+                pair("/was/a", "/is/a", 9),
+                pair("/x", "/x/", 5),
+            ],
+            &th,
+        );
+        // `/was/` → `/is/` has one pair only, however often it was followed.
+        assert_eq!(found.len(), 1, "{found:?}");
+        let (c, redirects) = &found[0];
+        assert_eq!(c.rule.describe(), "rewrite ^/old(/.*)$ -> /new${1}");
+        assert_eq!((c.proposals, *redirects), (2, 7));
     }
 }

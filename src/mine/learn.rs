@@ -10,13 +10,16 @@ use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{BufRead, Seek, SeekFrom, Write};
 
-use super::candidates::{grouping_key, propose, propose_redirects, Family, Rule, UrlEntry};
+use super::candidates::{
+    from_hints, grouping_key, propose, propose_redirects, Family, HintPair, Rule, UrlEntry,
+};
 use super::evidence::{
     keep_windows, mark_popular, page_sizes, redirect_verdict, rejection, signature, verdict, Part,
     Side, Tally, Thresholds, Verdict, WindowSize,
 };
+use super::hints::Hints;
 use super::summary::{Key, UrlSummary};
-use super::table::for_each_row;
+use super::table::{for_each_row_after, read_head};
 use super::{MergeError, MineError};
 use xxhash_rust::xxh64::xxh64;
 
@@ -41,6 +44,8 @@ pub(crate) struct Finding {
     pub rule: Rule,
     pub decision: Decision,
     pub proposals: u64,
+    /// Redirects clients followed at once that say this rule (`hints.rs`).
+    pub redirects: u64,
     pub learn: Tally,
     pub confirm: Tally,
 }
@@ -140,15 +145,14 @@ pub(crate) fn scan_keys(
     name: &str,
     mut copy: Option<&mut dyn Write>,
 ) -> Result<KeyScan, MergeError> {
+    // The redirect hints before the header are copied, not scanned: mining
+    // reads them again.
+    read_head(
+        &mut input,
+        name,
+        copy.as_mut().map(|c| &mut **c as &mut dyn Write),
+    )?;
     let mut line = Vec::new();
-    if input.read_until(b'\n', &mut line).map_err(MergeError::Io)? == 0
-        || line != UrlSummary::header().as_bytes()
-    {
-        return Err(MergeError::Header { file: name.into() });
-    }
-    if let Some(out) = copy.as_mut() {
-        out.write_all(&line).map_err(MergeError::Io)?;
-    }
     let mut scan = KeyScan {
         windows: BTreeSet::new(),
         sorted: true,
@@ -401,16 +405,19 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
             });
         }
     };
+    let (hints, head_lines) = read_head(&mut *file, name, None).map_err(MineError::Summary)?;
+    let mut hints = hints_by_host(&hints);
     // The last row's host and URL bytes: most rows repeat them, and equal
     // bytes need no UTF-8 check (hosts and URLs are compared as the lossy
     // text they are kept as, so bytes that differ are still compared so).
     let (mut last_host, mut last_url): (Vec<u8>, Vec<u8>) = (Vec::new(), Vec::new());
-    for_each_row(&mut *file, name, |key, row| {
+    for_each_row_after(&mut *file, name, head_lines, |key, row| {
         let row_host = text_if_new(&mut last_host, key.host, host.is_some());
         if let Some(row_host) = row_host.filter(|h| host.as_deref() != Some(&**h)) {
             flush_url(&mut current, &mut urls, level);
             if let Some(h) = host.take() {
-                miner.host(h, std::mem::take(&mut urls));
+                let hints = hints.remove(&h).unwrap_or_default();
+                miner.host(h, std::mem::take(&mut urls), &hints);
                 host_index += 1;
             }
             host = Some(row_host.into_owned());
@@ -450,7 +457,8 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
     .map_err(MineError::Summary)?;
     flush_url(&mut current, &mut urls, level);
     if let Some(h) = host.take() {
-        miner.host(h, urls);
+        let hints = hints.remove(&h).unwrap_or_default();
+        miner.host(h, urls, &hints);
     }
     miner.report.sampled_urls = sampled_urls;
     miner.aliases();
@@ -702,8 +710,9 @@ struct Miner<'a> {
 }
 
 impl Miner<'_> {
-    /// Mines one host's URLs, and keeps their prints for the aliases.
-    fn host(&mut self, host: String, mut urls: Vec<UrlEntry>) {
+    /// Mines one host's URLs (and its redirect hints), and keeps their
+    /// prints for the aliases.
+    fn host(&mut self, host: String, mut urls: Vec<UrlEntry>, hints: &HostHints) {
         let th = &self.opts.thresholds;
         self.report.hosts += 1;
         self.report.urls += urls.len() as u64;
@@ -713,9 +722,26 @@ impl Miner<'_> {
         self.report.skipped_buckets += proposals.skipped_buckets;
         self.report.dropped_candidates += proposals.dropped;
         let redirects = propose_redirects(&urls, th);
+        // A rule the redirects say is the same candidate as when its URLs'
+        // sizes propose it (the redirects its support), or one of its own.
+        let mut candidates: Vec<(super::candidates::Candidate, u64)> = proposals
+            .candidates
+            .into_iter()
+            .chain(redirects)
+            .map(|c| (c, 0))
+            .collect();
+        for (c, n) in from_hints(&hints.pairs, th) {
+            let same = candidates
+                .iter_mut()
+                .find(|(o, _)| o.rule.describe() == c.rule.describe());
+            match same {
+                Some((_, redirects)) => *redirects += n,
+                None => candidates.push((c, n)),
+            }
+        }
         let first = self.findings.len();
-        for c in proposals.candidates.into_iter().chain(redirects) {
-            let (learn, confirm) = evaluate(&urls, &c.rule);
+        for (c, redirects) in candidates {
+            let (learn, confirm) = evaluate(&urls, &c.rule, redirects > 0);
             let decision = match c.refused {
                 Some(why) => Decision::Rejected(why),
                 None if c.rule.family() == Family::Literal => self.decide_literal(&learn, &confirm),
@@ -727,11 +753,13 @@ impl Miner<'_> {
                 rule: c.rule,
                 decision,
                 proposals: c.proposals,
+                redirects,
                 learn,
                 confirm,
             });
         }
         unchain(&mut self.findings[first..], &urls);
+        self.findings.extend(scheme_finding(&host, hints.to_https));
         if host.is_empty() {
             return; // path-only URLs: no host to alias
         }
@@ -922,6 +950,7 @@ impl Miner<'_> {
                 rule,
                 decision,
                 proposals: 0,
+                redirects: 0,
                 learn,
                 confirm,
             });
@@ -1073,7 +1102,7 @@ fn is_address(host: &str) -> bool {
 /// a group is compared with its most requested one (so n − 1 pairs per group,
 /// linear in the URLs), once with the learning sides and once with the
 /// confirming ones.
-fn evaluate(urls: &[UrlEntry], rule: &Rule) -> (Tally, Tally) {
+fn evaluate(urls: &[UrlEntry], rule: &Rule, followed: bool) -> (Tally, Tally) {
     // Grouping keys by their 64-bit hashes (8 bytes a URL where the keys
     // themselves took about 60): two keys of one host with one hash are as
     // likely as 2^-64 a pair.
@@ -1097,7 +1126,9 @@ fn evaluate(urls: &[UrlEntry], rule: &Rule) -> (Tally, Tally) {
         }
     }
     drop(keys);
-    let redirect = rule.family() == Family::Redirect;
+    // A URL that only redirects has no size: for a redirect rule, or one
+    // that redirects clients followed say, its redirects are the evidence.
+    let redirect = followed || matches!(rule.family(), Family::Redirect | Family::Moved);
     let judge = |from: (&Side, &[WindowSize]), to: (&Side, &[WindowSize])| {
         if redirect {
             redirect_verdict(from, to)
@@ -1135,6 +1166,70 @@ fn evaluate(urls: &[UrlEntry], rule: &Rule) -> (Tally, Tally) {
         }
     }
     (learn, confirm)
+}
+
+/// A host's redirect hints, as the miner reads them.
+#[derive(Debug, Default)]
+struct HostHints {
+    /// Between two targets (path on) of the host.
+    pairs: Vec<HintPair>,
+    /// From `http` to `https` of one target: distinct targets, redirects.
+    to_https: (u64, u64),
+}
+
+/// The summary's redirect hints by host, as targets (path on), for the
+/// host's mining. A redirect from `http` to `https` of one target says
+/// nothing about paths: counted apart ([`scheme_finding`]).
+fn hints_by_host(hints: &Hints) -> HashMap<String, HostHints> {
+    let mut by_host: HashMap<String, HostHints> = HashMap::new();
+    for h in hints.sorted() {
+        let (from, to) = (
+            String::from_utf8_lossy(h.from),
+            String::from_utf8_lossy(h.to),
+        );
+        let host = by_host
+            .entry(String::from_utf8_lossy(h.host).into_owned())
+            .or_default();
+        let (tf, tt) = (target_of(&from), target_of(&to));
+        if tf == tt {
+            if from.starts_with("http://") && to.starts_with("https://") {
+                host.to_https.0 += 1;
+                host.to_https.1 += h.count;
+            }
+            continue;
+        }
+        host.pairs.push(HintPair {
+            from: tf.to_owned(),
+            to: tt.to_owned(),
+            count: h.count,
+        });
+    }
+    by_host
+}
+
+/// Distinct targets a host's `http` → `https` redirects need to be reported.
+const SCHEME_TARGETS: u64 = 2;
+
+/// What the redirects from `http` to `https` of a host say: reported in the
+/// evidence, not written. The rules file can say it (`+http-as-https`),
+/// but the miner compares a host's targets without their scheme, so it has
+/// no sizes of the two spellings apart to confirm it on; and a server that
+/// sends `http` to `https` serves one page under both anyway.
+fn scheme_finding(host: &str, (targets, redirects): (u64, u64)) -> Option<Finding> {
+    (targets >= SCHEME_TARGETS).then(|| Finding {
+        id: String::new(),
+        host: host.to_owned(),
+        rule: Rule::HttpAsHttps,
+        decision: Decision::Rejected(format!(
+            "{redirects} redirects from http to https of {targets} URLs: switch on \
+             +http-as-https by hand if the dedup key should merge them (not mined: \
+             the miner compares targets without their scheme)"
+        )),
+        proposals: targets,
+        redirects,
+        learn: Tally::default(),
+        confirm: Tally::default(),
+    })
 }
 
 /// Accepted, unverified and rejected findings per family.
@@ -1447,6 +1542,7 @@ mod tests {
             },
             decision: Decision::Accepted,
             proposals: 1,
+            redirects: 0,
             learn: {
                 let mut t = Tally::default();
                 t.agree = agree;

@@ -4,6 +4,7 @@
 //! ```text
 //! records ──▶ sink.rs       each worker's records (URL, status, bytes, time, client) into its own table
 //!         ──▶ summary.rs    one row per (host, URL, window): counts, sizes, clients; exact merge
+//!         ──▶ hints.rs      redirects the same client followed at once: (host, from, to) counts
 //!         ──▶ table.rs      rows within a memory budget: spilled runs, k-way merge (= summarize --merge)
 //! summary ──▶ learn.rs      learning/confirming split by time, one host at a time, then host aliases
 //!         ──▶ candidates.rs size buckets, pairs aligned by tokens, one candidate rule per difference
@@ -13,6 +14,7 @@
 
 mod candidates;
 mod evidence;
+mod hints;
 mod learn;
 mod sink;
 mod summary;

@@ -13,6 +13,7 @@
 use std::io;
 use std::sync::{Arc, Mutex};
 
+use super::hints::Follow;
 use super::summary::Key;
 use super::table::SummaryTable;
 use crate::log::info::Info;
@@ -38,6 +39,8 @@ pub(crate) struct WorkerSink {
     error: Option<io::Error>,
     /// A client address with bytes that TSV escapes, escaped.
     escaped: Vec<u8>,
+    /// The clients' pending redirects, for the redirect hints.
+    follow: Follow,
     gathered: Arc<Mutex<Gathered>>,
 }
 
@@ -55,6 +58,7 @@ impl WorkerSink {
             records: 0,
             error: None,
             escaped: Vec::new(),
+            follow: Follow::default(),
             gathered,
         }
     }
@@ -85,18 +89,26 @@ impl RecordSink for WorkerSink {
                 c
             }
         });
-        let key = Key {
-            host: url_host(url),
-            url,
-            window,
-        };
+        let host = url_host(url);
+        let key = Key { host, url, window };
         match self.table.row(key) {
             Ok(row) => {
                 row.add(status, bytes, client);
                 self.records += 1;
             }
-            Err(e) => self.error = Some(e),
+            Err(e) => {
+                self.error = Some(e);
+                return;
+            }
         }
+        if let (Some(time), Some(client)) = (info.time(line), client) {
+            self.follow
+                .record(host, url, status, time, client, &mut self.table.hints);
+        }
+    }
+
+    fn piece_end(&mut self) {
+        self.follow.forget();
     }
 
     fn done(self: Box<Self>) {

@@ -16,6 +16,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Write};
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
+use super::hints::{self, Hints};
 use super::summary::{Key, RowError, UrlSummary};
 
 /// One row of the table: its key, kept in the table's arena of key bytes
@@ -94,6 +95,8 @@ pub(crate) struct SummaryTable {
     runs: Vec<File>,
     /// Rows written to runs, for the statistics.
     pub spilled_rows: u64,
+    /// The redirect hints (a bounded sample, never spilled: `hints.rs`).
+    pub hints: Hints,
 }
 
 impl SummaryTable {
@@ -109,6 +112,7 @@ impl SummaryTable {
             limit: limit.max(ROW_COST * 4),
             runs: Vec::new(),
             spilled_rows: 0,
+            hints: Hints::default(),
         }
     }
 
@@ -175,7 +179,10 @@ impl SummaryTable {
         name: &str,
     ) -> Result<u64, MergeError> {
         let mut rows = 0;
-        for_each_row(input, name, |key, row| {
+        let mut input = input;
+        let (hints, line) = read_head(&mut input, name, None)?;
+        self.hints.merge(&hints);
+        for_each_row_after(input, name, line, |key, row| {
             rows += 1;
             self.merge_row(key, &row).map_err(MergeError::Io)
         })?;
@@ -416,8 +423,15 @@ pub(crate) fn finish_all(
     mut tables: Vec<SummaryTable>,
     out: &mut dyn Write,
 ) -> Result<u64, MergeError> {
-    out.write_all(UrlSummary::header().as_bytes())
-        .map_err(MergeError::Io)?;
+    let mut head = Vec::new();
+    if let Some((first, rest)) = tables.split_first_mut() {
+        for t in rest {
+            first.hints.merge(&std::mem::take(&mut t.hints));
+        }
+        first.hints.write(&mut head);
+    }
+    head.extend_from_slice(UrlSummary::header().as_bytes());
+    out.write_all(&head).map_err(MergeError::Io)?;
     if tables.iter().all(|t| t.runs.is_empty()) {
         let mut sources = Vec::new();
         for t in &mut tables {
@@ -619,6 +633,13 @@ pub enum MergeError {
         /// The input's name.
         file: String,
     },
+    /// The file's redirect hints are not followed by the summary header.
+    NoHeaderAfterHints {
+        /// The input's name.
+        file: String,
+        /// The line where the header was wanted.
+        line: u64,
+    },
 }
 
 impl std::fmt::Display for MergeError {
@@ -630,25 +651,79 @@ impl std::fmt::Display for MergeError {
                 f,
                 "{file}:1: not a summary file (its first line is not the header that canonurl summarize writes)"
             ),
+            MergeError::NoHeaderAfterHints { file, line } => write!(
+                f,
+                "{file}:{line}: the summary ends in its redirect hints, without the header of its rows"
+            ),
         }
     }
 }
 
 impl std::error::Error for MergeError {}
 
-/// Calls `each` with every row of a summary file, after checking its header.
-pub(crate) fn for_each_row(
+/// Reads a summary file's head: its redirect hints, if it has any (their
+/// header, then one line each), and the summary's header, each line copied
+/// to `copy` when given. Returns the hints and the lines read.
+pub(crate) fn read_head(
+    input: &mut impl BufRead,
+    name: &str,
+    mut copy: Option<&mut dyn Write>,
+) -> Result<(Hints, u64), MergeError> {
+    let mut line = Vec::new();
+    let mut hints = Hints::default();
+    let mut number = 0u64;
+    let mut next = |line: &mut Vec<u8>, number: &mut u64| -> Result<bool, MergeError> {
+        line.clear();
+        if input.read_until(b'\n', line).map_err(MergeError::Io)? == 0 {
+            return Ok(false);
+        }
+        *number += 1;
+        if let Some(out) = copy.as_mut() {
+            out.write_all(line).map_err(MergeError::Io)?;
+        }
+        Ok(true)
+    };
+    if !next(&mut line, &mut number)? {
+        return Err(MergeError::Header { file: name.into() });
+    }
+    if line == hints::HEADER.as_bytes() {
+        loop {
+            if !next(&mut line, &mut number)? {
+                return Err(MergeError::NoHeaderAfterHints {
+                    file: name.into(),
+                    line: number + 1,
+                });
+            }
+            if line == UrlSummary::header().as_bytes() {
+                return Ok((hints, number));
+            }
+            let text = line.strip_suffix(b"\n").unwrap_or(&line);
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            hints.parse_line(text).map_err(|reason| {
+                MergeError::Row(SummaryFileError {
+                    file: name.into(),
+                    line: number,
+                    reason,
+                })
+            })?;
+        }
+    }
+    if line != UrlSummary::header().as_bytes() {
+        return Err(MergeError::Header { file: name.into() });
+    }
+    Ok((hints, number))
+}
+
+/// Calls `each` with every row of a summary file whose head
+/// ([`read_head`], `lines` of them) is read.
+pub(crate) fn for_each_row_after(
     mut input: impl BufRead,
     name: &str,
+    lines: u64,
     mut each: impl FnMut(Key<'_>, UrlSummary) -> Result<(), MergeError>,
 ) -> Result<(), MergeError> {
     let mut line = Vec::new();
-    if input.read_until(b'\n', &mut line).map_err(MergeError::Io)? == 0
-        || line != UrlSummary::header().as_bytes()
-    {
-        return Err(MergeError::Header { file: name.into() });
-    }
-    let mut source = RowSource { name, line: 1 };
+    let mut source = RowSource { name, line: lines };
     loop {
         line.clear();
         if input.read_until(b'\n', &mut line).map_err(MergeError::Io)? == 0 {

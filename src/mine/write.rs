@@ -49,6 +49,9 @@ fn headline(f: &Finding) -> String {
         f.confirm.agree,
         f.confirm.contradict + f.confirm.status_contradict
     );
+    if f.redirects > 0 {
+        let _ = write!(line, "; {} redirects followed", f.redirects);
+    }
     if let Decision::Unverified(why) = &f.decision {
         let _ = write!(line, "; unverified ({why})");
     }
@@ -259,7 +262,7 @@ pub(crate) fn evidence_file(findings: &[Finding], out: &mut dyn Write) -> io::Re
             Decision::Rejected(why) => ("rejected", Some(why)),
         };
         let line = format!(
-            "{{\"id\":{},\"family\":{},\"host\":{},\"rule\":{},\"decision\":{},\"reason\":{},\"proposed_by_pairs\":{},\"support\":{},\"learn\":{},\"held_out\":{}}}\n",
+            "{{\"id\":{},\"family\":{},\"host\":{},\"rule\":{},\"decision\":{},\"reason\":{},\"proposed_by_pairs\":{},\"redirects\":{},\"support\":{},\"learn\":{},\"held_out\":{}}}\n",
             quoted(&f.id),
             quoted(f.rule.family().name()),
             quoted(&f.host),
@@ -267,6 +270,7 @@ pub(crate) fn evidence_file(findings: &[Finding], out: &mut dyn Write) -> io::Re
             quoted(decision),
             reason.map_or("null".to_owned(), |r| quoted(r)),
             f.proposals,
+            f.redirects,
             f.learn.agree,
             json_tally(&f.learn),
             json_tally(&f.confirm),
@@ -287,6 +291,7 @@ mod tests {
             rule,
             decision,
             proposals: 1,
+            redirects: 0,
             learn: Tally::default(),
             confirm: Tally::default(),
         }

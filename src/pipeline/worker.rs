@@ -202,6 +202,10 @@ pub(crate) trait RecordSink: Send {
     /// `plain` line).
     fn record(&mut self, url: &[u8], line: &[u8], info: &Info);
 
+    /// The end of a piece of the input: the next record, if any, is not the
+    /// one after the last in the input (another worker may have that one).
+    fn piece_end(&mut self) {}
+
     /// The worker is done: no record follows.
     fn done(self: Box<Self>);
 }
@@ -1046,6 +1050,9 @@ impl Worker {
                     }
                 }
             };
+            if let (Done::Piece { .. }, Some(sink)) = (&msg, worker.sink.as_mut()) {
+                sink.piece_end();
+            }
             if done.send(msg).is_err() {
                 return;
             }
