@@ -84,6 +84,14 @@ impl RunSink {
             }),
         }
     }
+
+    /// The end of a piece of the input: the summary's table is told (its
+    /// redirect hints pair a record only with the next one of its piece).
+    pub(super) fn piece_end(&mut self) {
+        if let RunSink::Summary(Summary(table)) = self {
+            table.piece_end();
+        }
+    }
 }
 
 /// Rows written for the writer: records, or with `PIPE` one output line
