@@ -15,6 +15,7 @@
 //!   refused with an error: no panic.
 #![no_main]
 
+use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -98,6 +99,32 @@ fn merge(files: Vec<&[u8]>, memory: usize) -> Result<Vec<u8>, canonurl::mine::Me
     Ok(out)
 }
 
+/// The header of a summary's redirect hint section, when it has one.
+const HINTS_HEADER: &[u8] = b"host\tfrom\tto\tredirects\n";
+
+type HintCounts = BTreeMap<Vec<u8>, u64>;
+
+/// A summary's redirect hints (each `host\tfrom\tto` with its count) and
+/// the rest of it, from its own header line on.
+fn split(summary: &[u8]) -> (HintCounts, &[u8]) {
+    let mut hints = HintCounts::new();
+    let Some(mut rest) = summary.strip_prefix(HINTS_HEADER) else {
+        return (hints, summary);
+    };
+    while !rest.starts_with(b"host\turl\t") {
+        let end = rest.iter().position(|&b| b == b'\n').unwrap();
+        let line = &rest[..end];
+        let tab = line.iter().rposition(|&b| b == b'\t').unwrap();
+        let n = std::str::from_utf8(&line[tab + 1..])
+            .unwrap()
+            .parse::<u64>()
+            .unwrap();
+        hints.insert(line[..tab].to_vec(), n);
+        rest = &rest[end + 1..];
+    }
+    (hints, rest)
+}
+
 fuzz_target!(|data: &[u8]| {
     if data.len() < 2 {
         return;
@@ -124,16 +151,31 @@ fuzz_target!(|data: &[u8]| {
     let first = summarize(&text[..at], "first.log", 2, 300, window);
     let second = summarize(&text[at..], "second.log", 2, 300, window);
     let merged = merge(vec![&second, &first], 300).unwrap();
+    let whole_file = whole;
+    let ((whole_hints, whole), (merged_hints, merged)) = (split(&whole_file), split(&merged));
     assert!(merged == whole, "cut after {cut} of {lines} lines");
+    // Redirect hints: a redirect and its follow on the two sides of the cut
+    // are seen by neither part; every other pair is.
+    for (key, &n) in &merged_hints {
+        assert!(
+            whole_hints.get(key).is_some_and(|&w| n <= w),
+            "hint {key:?}"
+        );
+    }
 
     // Twice the same summary: the same keys, every count doubled.
-    let doubled = merge(vec![&whole, &whole], usize::MAX).unwrap();
+    let doubled = merge(vec![&whole_file, &whole_file], usize::MAX).unwrap();
+    let (doubled_hints, doubled) = split(&doubled);
+    for (key, &n) in &whole_hints {
+        assert_eq!(doubled_hints.get(key), Some(&(2 * n)), "hint {key:?}");
+    }
+    assert_eq!(doubled_hints.len(), whole_hints.len());
     let rows = |b: &[u8]| {
         b.split(|&c| c == b'\n')
             .map(<[u8]>::to_vec)
             .collect::<Vec<_>>()
     };
-    let (w, d) = (rows(&whole), rows(&doubled));
+    let (w, d) = (rows(whole), rows(doubled));
     assert_eq!(w.len(), d.len());
     for (a, b) in w.iter().zip(&d).skip(1) {
         let (ca, cb): (Vec<&[u8]>, Vec<&[u8]>) = (
