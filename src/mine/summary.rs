@@ -202,26 +202,6 @@ impl UrlSummary {
         &v[..n]
     }
 
-    /// Distinct 200 sizes: exact below [`SIZES_KEPT`], estimated above.
-    #[allow(dead_code)] // read by the miner (docs/mine.md, build order step 3)
-    pub(crate) fn distinct_sizes(&self) -> u64 {
-        estimate(
-            self.sizes.len(),
-            SIZES_KEPT,
-            self.sizes.last().map(|s| s.rank.0),
-        )
-    }
-
-    /// Distinct clients: exact below [`CLIENTS_KEPT`], estimated above.
-    #[allow(dead_code)] // read by the miner (docs/mine.md, build order step 3)
-    pub(crate) fn distinct_clients(&self) -> u64 {
-        estimate(
-            self.clients.len(),
-            CLIENTS_KEPT,
-            self.clients.last().copied(),
-        )
-    }
-
     /// The column names of a summary file, tab-separated, with its line end.
     pub(crate) fn header() -> String {
         let mut h = String::from("host\turl\twindow\thits");
@@ -409,20 +389,6 @@ fn parse_num(digits: &[u8], column: &'static str) -> Result<u64, RowError> {
     ascii::parse_u64(digits).ok_or(RowError::Bad(column))
 }
 
-/// The number of distinct values behind a bottom-k sample of `kept` values
-/// whose largest hash is `max_hash`: exact while the sample is not full,
-/// else the usual `(k - 1) / (max_hash / 2^64)` estimate.
-#[allow(dead_code)] // read by the miner (docs/mine.md, build order step 3)
-fn estimate(kept: usize, k: usize, max_hash: Option<u64>) -> u64 {
-    match max_hash {
-        Some(h) if kept == k => {
-            let fraction = (h as f64 + 1.0) / 18_446_744_073_709_551_616.0;
-            ((k - 1) as f64 / fraction).round() as u64
-        }
-        _ => kept as u64,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -518,9 +484,6 @@ mod tests {
         let mut want: Vec<u64> = all[..SIZES_KEPT].to_vec();
         want.sort_unstable();
         assert_eq!(s.sizes().map(|z| z.size).collect::<Vec<_>>(), want);
-        // 200 distinct sizes at most; the estimate is in the right range.
-        let est = s.distinct_sizes();
-        assert!((60..=600).contains(&est), "estimate {est} of {}", all.len());
         assert_eq!(s.largest, *all.iter().max().unwrap());
     }
 
@@ -550,7 +513,7 @@ mod tests {
         s.add(Some(200), Some(0), Some(b"-"));
         s.add(Some(200), None, Some(b""));
         assert_eq!(s.sizes().count(), 1);
-        assert_eq!(s.distinct_clients(), 0);
+        assert!(s.clients.is_empty());
     }
 
     #[test]
