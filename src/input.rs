@@ -1,7 +1,11 @@
 //! Inputs: where lines come from ([`Source`]) and how they are compressed
-//! ([`Compression`]). The pipeline opens each input and cuts it into pieces
-//! of whole lines (`input/stream.rs`, `input/chunk.rs`, crate-internal);
-//! [`follow`] reads a file as it grows, as `tail -F` does.
+//! ([`Compression`]). The pipeline reads each input one of two ways: a
+//! regular uncompressed file as byte ranges that the workers read
+//! themselves with positioned reads (`input/range.rs`), anything else
+//! (pipes, stdin, decompressors) opened and cut into pieces of whole lines
+//! on the reader thread (`input/stream.rs`, `input/chunk.rs`); all three
+//! are crate-internal. [`follow`] reads a file as it grows, as `tail -F`
+//! does.
 //!
 //! Compressed input is recognised by its magic bytes, not by its name, and
 //! decompressed in-process: gzip (all members of a multi-member file, as
@@ -9,7 +13,7 @@
 //! streams of a multi-stream file, for each). Other compressions that have
 //! magic bytes (lz4, zip, 7z, ...) are named in the input's error, with
 //! the command that decompresses them. Everything is read with
-//! `read()` into a few reused buffers rather than memory-mapped: the page
+//! `read()` or `pread()` into a few reused buffers rather than memory-mapped: the page
 //! cache serves plain files at several GB/s either way, one code path serves
 //! files, pipes and decompressors alike, and the resident memory stays at the
 //! buffers in flight instead of growing with the touched pages of the map.

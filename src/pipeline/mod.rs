@@ -1,4 +1,4 @@
-//! Output: the whole run, from inputs to output bytes, on several threads.
+//! The whole run, from inputs to output bytes, on several threads.
 //!
 //! ```text
 //! reader thread ──pieces──▶ N workers ──results──▶ calling thread (writer)
@@ -7,7 +7,11 @@
 //! ```
 //!
 //! The reader opens each input, detects its format, and cuts it into pieces
-//! of whole lines. Workers turn pieces into output bytes in parallel. The
+//! of whole lines (or, for a regular uncompressed file, hands out byte
+//! ranges that the workers read themselves). Workers turn pieces into output
+//! bytes in parallel, each line's URLs going to the run's one sink
+//! (`sink.rs`: rows, `--pipe` lines, the distinct table or the summary
+//! table, chosen once). The
 //! writer puts results back in input order and writes them. Buffers go round
 //! a fixed pool, so memory stays bounded whatever the input size: the reader
 //! waits for a free buffer when the writer falls behind. With `--unique` and
