@@ -71,7 +71,9 @@ impl RecordSink for WorkerSink {
         }
         let status = info.status(line);
         let bytes = info.bytes(line);
-        let window = match (self.window, info.time(line)) {
+        // Parsed once: the window's and the redirect hints' time.
+        let time = info.time(line);
+        let window = match (self.window, time) {
             (Some(w), Some(t)) => Some(t.div_euclid(w) * w),
             _ => None,
         };
@@ -101,7 +103,7 @@ impl RecordSink for WorkerSink {
                 return;
             }
         }
-        if let (Some(time), Some(client)) = (info.time(line), client) {
+        if let (Some(time), Some(client)) = (time, client) {
             self.follow
                 .record(host, url, status, time, client, &mut self.table.hints);
         }
