@@ -2,8 +2,8 @@
 //! URL. A counting global allocator (its own test binary) checks this over a
 //! real URL list, in both profiles.
 
-mod common;
-mod counting;
+use crate::common;
+use crate::counting;
 
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! number of times) and writes every row through one reused buffer, in
 //! memory and when it spills sorted runs past `--memory`.
 
-mod counting;
+use crate::counting;
 
 use std::io::Write;
 use std::path::PathBuf;

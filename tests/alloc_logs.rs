@@ -3,8 +3,8 @@
 //! per line, for every format. (A piece may allocate a few times, not per
 //! line: a W3C extractor's column table, the statistics map's first entry.)
 
-mod common;
-mod counting;
+use crate::common;
+use crate::counting;
 
 use std::sync::Arc;
 

@@ -5,7 +5,7 @@
 //! serializer); the `rfc3986` profile adds RFC 3986 §6.2.2 escape
 //! normalization (hex upper-cased, escaped unreserved characters decoded).
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! man page, the config file of default flags, `-q`, `--header`, `--base`
 //! checks and the `--surt` note.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 //! distinct table). Also the errors: a missing `--temp-dir`, `--top` and
 //! `--min-count` without `--count`, bad sizes.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! and JSON Lines, the `--status` and `--method` filters, and the
 //! accounting of the records they skip.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

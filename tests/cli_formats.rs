@@ -3,7 +3,7 @@
 //! written here from each format's documented layout, read from stdin with
 //! `-f auto` and with the format given.
 
-mod common;
+use crate::common;
 
 use common::run_canonurl;
 

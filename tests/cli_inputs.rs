@@ -4,7 +4,7 @@
 //! `--glob`, xz and bzip2 read like gzip, and compressions that are not
 //! read named in the error.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

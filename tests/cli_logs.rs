@@ -6,7 +6,7 @@
 //! RFC 3986 §6.2.2 (the default `rfc3986` profile); fingerprints are checked
 //! against an XXH64 written here and proved on published test vectors.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::PathBuf;

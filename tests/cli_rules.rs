@@ -2,7 +2,7 @@
 //! `--rules`, `--list-rules`, `--dedup-key`/`--key-profile`, `--explain`,
 //! `--surt`, and the per-rule statistics.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Output;

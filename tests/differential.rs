@@ -9,7 +9,7 @@
 //! are not UTF-8 cannot be given to either: for those canonurl only must not
 //! panic.
 
-mod common;
+use crate::common;
 
 use canonurl::{Canonicalizer, Profile};
 use common::{read_lines, shared_data_or_skip, show};

@@ -9,7 +9,7 @@
 //!
 //! Needs python3 (standard library only); skips, saying so, without it.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

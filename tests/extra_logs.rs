@@ -8,7 +8,7 @@
 //! format listed in `NOT_READ_YET`, so a new sample cannot sit in the data
 //! unseen.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

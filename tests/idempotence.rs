@@ -15,7 +15,7 @@
 //! Inputs: the WPT urltestdata cases (with their bases), the url-dataset
 //! lines, and urlcanon's path_dots paths.
 
-mod common;
+use crate::common;
 
 use canonurl::{Base, Canonicalizer, Profile, Reject};
 use common::{read_json, read_lines, shared_data_or_skip, show, wpt_inputs_with_bases};

@@ -8,7 +8,7 @@
 //! directories, so a new log file is covered by the generic checks without
 //! editing this file.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::Read;

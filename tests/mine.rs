@@ -9,7 +9,7 @@
 //! Needs python3 (standard library only) for the generator; the tests that
 //! use it skip, saying so, without it.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -42,7 +42,7 @@
 //!
 //! `REGRESSIONS` holds minimized inputs found by this test, asserted one by one.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -1600,7 +1600,7 @@ fn run_suite(name: &str, suite_seed: u64) {
     assert!(
         failed_cases == 0,
         "{name}: {failed_cases} failing case(s) of {cases}; first {} printed above \
-         (replay one with CANONURL_RANDOM_REPLAY=<seed> cargo test --test random replay -- --nocapture)",
+         (replay one with CANONURL_RANDOM_REPLAY=<seed> cargo test --release --test suite_canon random::replay -- --nocapture)",
         failures.len()
     );
 }

@@ -11,7 +11,7 @@
 //!   `--list-rules` lists.
 //! - The README's profiles table shows what each profile makes of its URL.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -14,7 +14,7 @@
 //! case of an opaque host, and `whatwg`, which keeps all of these as the URL
 //! Standard writes them.
 
-mod common;
+use crate::common;
 
 use canonurl::{Base, Canonicalizer, Profile};
 use common::{read_bytes, read_lines, shared_data_or_skip, show, split_lines};

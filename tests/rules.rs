@@ -18,7 +18,7 @@
 //!
 //! Cases marked `// Regression:` are bugs these tests found, now fixed.
 
-mod common;
+use crate::common;
 
 use canonurl::canon::rules::{Rule, RuleMask};
 use canonurl::{Canonical, Canonicalizer, Parts, Profile, Reject, ABSENT};

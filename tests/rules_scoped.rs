@@ -18,7 +18,7 @@
 //!    URLs and on the shared url-dataset: the second run gives the same
 //!    bytes and fires nothing.
 
-mod common;
+use crate::common;
 
 use canonurl::canon::rules::{file, Rule, RuleMask};
 use canonurl::{Canonicalizer, Profile, ABSENT};

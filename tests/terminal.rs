@@ -12,7 +12,7 @@
 
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;

@@ -9,7 +9,7 @@
 //!   special (`\` is a separator) and non-special schemes. urlcanon keeps each
 //!   separator as it was; the URL Standard writes `/` for a `\` in special URLs.
 
-mod common;
+use crate::common;
 
 use canonurl::{Canonicalizer, Profile, Reason};
 use common::{read_json, shared_data_or_skip, show};

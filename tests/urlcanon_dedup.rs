@@ -11,7 +11,7 @@
 //! canonurl does not guess (in a log, `foo.com/a` is a relative path), so the
 //! test adds `http://` to such inputs and compares what the rules do.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

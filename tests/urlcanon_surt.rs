@@ -15,7 +15,7 @@
 //! canonicalization cases) are listed in [`OTHER_GROUPS`]; a group in neither
 //! list fails the test, so that new data is not silently ignored.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -10,7 +10,7 @@
 //!
 //! Each keeps a known-failures ratchet in `tests/*_known_failures.txt`.
 
-mod common;
+use crate::common;
 
 use std::borrow::Cow;
 
