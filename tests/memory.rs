@@ -5,6 +5,11 @@
 //! after the last byte is written and before stdin is closed, the process is
 //! still alive and its peak resident set (`VmHWM` in `/proc/PID/status`)
 //! covers the whole run.
+//!
+//! A test binary of its own (Cargo.toml), not a module of a suite: the
+//! large-file test reads `getrusage(RUSAGE_CHILDREN)`, the largest peak of
+//! every child this process has waited for, which other tests' children
+//! (`--count` tables, Python builds) would raise.
 
 #![cfg(target_os = "linux")]
 

@@ -1,4 +1,4 @@
-//! Test suite: The `canonurl` command as people run it: flags, inputs, output modes, rules files, terminals, pipes, follow mode, memory, and the README's examples.
+//! Test suite: The `canonurl` command as people run it: flags, inputs, output modes, rules files, terminals, pipes, follow mode, and the README's examples (peak memory is tests/memory.rs, a binary of its own).
 //!
 //! The integration tests are a few binaries of many modules (Cargo.toml: `autotests = false`
 //! and one `[[test]]` per suite): each test binary of a release build pays a whole link-time
@@ -20,7 +20,6 @@ mod cli_rules;
 mod follow;
 mod generator;
 mod many_inputs;
-mod memory;
 mod ranges;
 mod readme;
 mod streaming;
