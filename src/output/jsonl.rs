@@ -3,9 +3,9 @@
 //! a URL the key profile rejected, which is `null`. The 64-bit keys are
 //! strings (`"key":"-3"`), so that no JSON reader rounds them.
 
-use crate::log::{Field, RecordColumn};
+use crate::log::Field;
 
-use super::{push_int, Column, Row};
+use super::{push_int, Cell, Row, Value};
 
 /// `request` or `referer`.
 pub(crate) fn field_name(f: Field) -> &'static str {
@@ -16,20 +16,12 @@ pub(crate) fn field_name(f: Field) -> &'static str {
 }
 
 /// Writes `row` as one JSON object (without its line end).
-pub(crate) fn write(columns: &[Column], row: &Row<'_>, out: &mut Vec<u8>) {
+pub(crate) fn write(columns: &[Cell], row: &Row<'_>, out: &mut Vec<u8>) {
     out.push(b'{');
     let mut first = true;
     for &column in columns {
-        let has = match column {
-            Column::Line | Column::Count | Column::Record(_) => true,
-            Column::Field => row.field.is_some(),
-            Column::Url | Column::Key | Column::Dedup | Column::DedupKey | Column::Rules => {
-                row.url.is_some()
-            }
-            Column::Reason | Column::TargetOrReason => row.url.is_none() && row.reason.is_some(),
-            Column::Target => !row.original.is_empty(),
-        };
-        if !has {
+        let value = column.value(row);
+        if let Value::Absent = value {
             continue;
         }
         if !first {
@@ -39,30 +31,20 @@ pub(crate) fn write(columns: &[Column], row: &Row<'_>, out: &mut Vec<u8>) {
         out.push(b'"');
         out.extend_from_slice(column.name().as_bytes());
         out.extend_from_slice(b"\":");
-        value(column, row, out);
+        json(value, out);
     }
     out.push(b'}');
 }
 
-fn value(column: Column, row: &Row<'_>, out: &mut Vec<u8>) {
-    match column {
-        Column::Line => push_int(out, row.line),
-        Column::Count => push_int(out, row.count),
-        Column::Field => string(
-            field_name(row.field.unwrap_or(Field::Request)).as_bytes(),
-            out,
-        ),
-        Column::Url => string(row.url.unwrap_or_default(), out),
-        Column::Key => key(row.url_key().unwrap_or_default(), out),
-        Column::Dedup => match row.dedup {
-            Some(d) => string(d, out),
-            None => out.extend_from_slice(b"null"),
-        },
-        Column::DedupKey => match row.dedup {
-            Some(d) => key(super::key(d), out),
-            None => out.extend_from_slice(b"null"),
-        },
-        Column::Rules => {
+/// One value (an absent one is left out by [`write`], with its key).
+fn json(value: Value<'_>, out: &mut Vec<u8>) {
+    match value {
+        Value::Absent | Value::Null => out.extend_from_slice(b"null"),
+        Value::Unsigned(n) => push_int(out, n),
+        Value::Signed(n) => push_int(out, n),
+        Value::Key(k) => key(k, out),
+        Value::Clean(bytes) | Value::Text(bytes) => string(bytes, out),
+        Value::Rules(row) => {
             out.push(b'[');
             let mut first = true;
             row.rule_labels(|name, id| {
@@ -82,28 +64,6 @@ fn value(column: Column, row: &Row<'_>, out: &mut Vec<u8>) {
             });
             out.push(b']');
         }
-        Column::Reason | Column::TargetOrReason => {
-            string(row.reason.unwrap_or_default().as_bytes(), out)
-        }
-        Column::Target => string(row.original, out),
-        Column::Record(c) => record_value(c, row, out),
-    }
-}
-
-/// A `--with` value: `null` when the record lacks the field.
-fn record_value(c: RecordColumn, row: &Row<'_>, out: &mut Vec<u8>) {
-    let text = match c {
-        RecordColumn::Status => return number(row.status, out),
-        RecordColumn::Bytes => return number(row.bytes, out),
-        RecordColumn::Time => return number(row.time, out),
-        RecordColumn::Method => row.method,
-        RecordColumn::Client => row.client,
-        RecordColumn::Host => row.host,
-        RecordColumn::Input => row.input.map(str::as_bytes),
-    };
-    match text {
-        Some(t) => string(t, out),
-        None => out.extend_from_slice(b"null"),
     }
 }
 
@@ -113,13 +73,6 @@ fn key(k: i64, out: &mut Vec<u8>) {
     out.push(b'"');
     push_int(out, k);
     out.push(b'"');
-}
-
-fn number(n: Option<impl itoa::Integer>, out: &mut Vec<u8>) {
-    match n {
-        Some(n) => push_int(out, n),
-        None => out.extend_from_slice(b"null"),
-    }
 }
 
 /// A JSON string of `bytes`. JSON cannot carry raw bytes: invalid UTF-8

@@ -3,91 +3,33 @@
 //! target can hold tabs or line ends (canonical URLs never do): it is
 //! escaped with backslashes.
 
-use super::{push_int, Column, Row};
-use crate::log::RecordColumn;
+use super::{push_int, Cell, Row, Value};
 
 /// Writes the cells of `row` in `columns`, tab-separated.
 #[inline]
-pub(crate) fn write(columns: &[Column], row: &Row<'_>, out: &mut Vec<u8>) {
+pub(crate) fn write(columns: &[Cell], row: &Row<'_>, out: &mut Vec<u8>) {
     for (i, &column) in columns.iter().enumerate() {
         if i > 0 {
             out.push(b'\t');
         }
-        cell(column, row, out);
+        cell(column.value(row), out);
     }
 }
 
+/// One cell: empty for a value that is absent or null.
 #[inline]
-fn cell(column: Column, row: &Row<'_>, out: &mut Vec<u8>) {
-    match column {
-        Column::Line => push_int(out, row.line),
-        Column::Field => {
-            if let Some(f) = row.field {
-                out.extend_from_slice(super::jsonl::field_name(f).as_bytes());
-            }
-        }
-        Column::Url => out.extend_from_slice(row.url.unwrap_or_default()),
-        Column::Key => {
-            if let Some(k) = row.url_key() {
-                push_int(out, k);
-            }
-        }
-        Column::TargetOrReason => match row.url {
-            Some(_) => escape(row.original, out),
-            None => out.extend_from_slice(row.reason.unwrap_or_default().as_bytes()),
-        },
-        Column::Reason => {
-            if row.url.is_none() {
-                out.extend_from_slice(row.reason.unwrap_or_default().as_bytes());
-            }
-        }
-        Column::Target => escape(row.original, out),
-        Column::Dedup => {
-            if row.url.is_some() {
-                out.extend_from_slice(row.dedup.unwrap_or_default());
-            }
-        }
-        Column::DedupKey => {
-            if let (Some(_), Some(d)) = (row.url, row.dedup) {
-                push_int(out, super::key(d));
-            }
-        }
-        Column::Rules => {
-            if row.url.is_some() {
-                rules(row, out);
-            }
-        }
-        Column::Count => push_int(out, row.count),
-        Column::Record(c) => record_cell(c, row, out),
+fn cell(value: Value<'_>, out: &mut Vec<u8>) {
+    match value {
+        Value::Absent | Value::Null => {}
+        Value::Unsigned(n) => push_int(out, n),
+        Value::Signed(n) | Value::Key(n) => push_int(out, n),
+        Value::Clean(bytes) => out.extend_from_slice(bytes),
+        Value::Text(bytes) => escape(bytes, out),
+        Value::Rules(row) => rules(row, out),
     }
 }
 
 /// `--explain`'s cell: the rule names, comma-separated, or `-` for none.
-/// A `--with` cell: empty when the record lacks the field.
-fn record_cell(c: RecordColumn, row: &Row<'_>, out: &mut Vec<u8>) {
-    match c {
-        RecordColumn::Status => {
-            if let Some(n) = row.status {
-                push_int(out, n);
-            }
-        }
-        RecordColumn::Bytes => {
-            if let Some(n) = row.bytes {
-                push_int(out, n);
-            }
-        }
-        RecordColumn::Time => {
-            if let Some(n) = row.time {
-                push_int(out, n);
-            }
-        }
-        RecordColumn::Method => escape(row.method.unwrap_or_default(), out),
-        RecordColumn::Client => escape(row.client.unwrap_or_default(), out),
-        RecordColumn::Host => escape(row.host.unwrap_or_default(), out),
-        RecordColumn::Input => escape(row.input.unwrap_or_default().as_bytes(), out),
-    }
-}
-
 fn rules(row: &Row<'_>, out: &mut Vec<u8>) {
     if row.rules.is_empty() {
         out.push(b'-');
