@@ -1,3 +1,6 @@
+//! The run's inputs: the FILE arguments, then `--files-from`'s lines (stdin
+//! when there are none), and `--follow`'s one input, checked up front.
+//!
 //! Directory arguments, as ripgrep users expect them: read recursively, the
 //! files in byte order of their paths, hidden files and directories (a name
 //! starting with `.`) skipped, `--glob` filtering the files found. Binary
@@ -11,9 +14,16 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::sync::Arc;
+
 use canonurl::input::Source;
 use canonurl::pipeline::stats::SkippedInput;
+use canonurl::pipeline::{self, stats::Summary};
 use globset::{GlobBuilder, GlobMatcher};
+
+use super::args::Cli;
 
 /// `--glob`s, in order: the last one that matches a path decides.
 #[derive(Debug, Default)]
@@ -223,6 +233,149 @@ pub fn nothing_read(w: &Walked, not_read: &[&str]) -> Option<String> {
             why.join(", ")
         ),
     })
+}
+
+/// The inputs: FILE arguments, then `--files-from`'s lines; stdin if none.
+pub(crate) fn sources(cli: &Cli) -> Result<Vec<Source>, String> {
+    let mut sources: Vec<Source> = cli.files.iter().map(|p| source(p.clone())).collect();
+    if let Some(list) = &cli.files_from {
+        let reader: Box<dyn BufRead> = if list.as_os_str() == "-" {
+            Box::new(BufReader::new(io::stdin()))
+        } else {
+            Box::new(BufReader::new(File::open(list).map_err(|e| {
+                format!("--files-from {}: cannot open: {e}", list.display())
+            })?))
+        };
+        for line in reader.split(b'\n') {
+            let line = line.map_err(|e| format!("--files-from: cannot read: {e}"))?;
+            let line = line.strip_suffix(b"\r").unwrap_or(&line);
+            if line.is_empty() {
+                continue;
+            }
+            sources.push(source(path_from_bytes(line)));
+        }
+        if sources.is_empty() {
+            return Ok(sources);
+        }
+    }
+    if sources.is_empty() {
+        sources.push(Source::Stdin);
+    }
+    if cli
+        .files_from
+        .as_ref()
+        .is_some_and(|f| f.as_os_str() == "-")
+        && sources.contains(&Source::Stdin)
+    {
+        return Err("stdin cannot be both --files-from - and an input".to_string());
+    }
+    Ok(sources)
+}
+
+/// Directory arguments replaced by the files below them; what each gave.
+/// A directory that cannot be listed is named on stderr now.
+pub(crate) fn expand_dirs(sources: Vec<Source>, globs: &Globs) -> (Vec<Source>, Vec<Walked>) {
+    let mut out = Vec::with_capacity(sources.len());
+    let mut walked = Vec::new();
+    for s in sources {
+        match &s {
+            Source::Path(p) if p.is_dir() => {
+                let w = walk(p, globs);
+                for (path, e) in &w.errors {
+                    eprintln!("canonurl: {path}: {e}");
+                }
+                out.extend(w.sources());
+                walked.push(w);
+            }
+            _ => out.push(s),
+        }
+    }
+    (out, walked)
+}
+
+/// After the run: what the directories skipped goes into the summary, each
+/// directory that could not be listed is an input with an error (exit 2),
+/// and a directory of which no file was read is said so.
+pub(crate) fn dirs_read(walked: &[Walked], summary: &mut Summary) {
+    // The files the reader skipped (binary, no format detected).
+    let not_read: std::collections::HashMap<&str, &'static str> = summary
+        .inputs_skipped
+        .iter()
+        .map(|s| (s.name.as_str(), s.reason))
+        .collect();
+    let mut notes = Vec::new();
+    for w in walked {
+        let reasons: Vec<&'static str> = w
+            .files
+            .iter()
+            .filter_map(|f| not_read.get(f.display().to_string().as_str()).copied())
+            .collect();
+        notes.extend(nothing_read(w, &reasons));
+    }
+    for w in walked {
+        summary.inputs_skipped.extend(w.skipped.iter().cloned());
+        for (path, e) in &w.errors {
+            summary.files.push(pipeline::stats::FileReport {
+                name: path.clone(),
+                format: None,
+                detected: false,
+                json_preset: None,
+                compression: "none",
+                error: Some(e.clone()),
+                stats: Default::default(),
+            });
+        }
+    }
+    summary
+        .inputs_skipped
+        .sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    for note in notes {
+        eprintln!("{note}");
+    }
+}
+
+pub(crate) fn source(path: PathBuf) -> Source {
+    if path.as_os_str() == "-" {
+        Source::Stdin
+    } else {
+        Source::Path(path)
+    }
+}
+
+#[cfg(unix)]
+pub(crate) fn path_from_bytes(bytes: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+}
+
+#[cfg(not(unix))]
+pub(crate) fn path_from_bytes(bytes: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// `--follow`'s one input, checked now so that a wrong one is a usage error.
+pub(crate) fn follow_source(sources: Vec<Source>) -> Result<Source, String> {
+    let path = match sources.as_slice() {
+        [Source::Path(path)] => path.clone(),
+        [Source::Stdin] => {
+            return Err(
+                "--follow needs a FILE: stdin is read as it arrives without it \
+                 (`tail -F access.log | canonurl` works too)"
+                    .to_string(),
+            )
+        }
+        _ => {
+            return Err(format!(
+                "--follow follows exactly one FILE, not {} inputs",
+                sources.len()
+            ))
+        }
+    };
+    // Opened once to check it (exists, regular, not compressed); the run
+    // opens it again.
+    canonurl::input::follow::FollowReader::new(&path, Arc::default())
+        .map_err(|e| format!("--follow {}: {e}", path.display()))?;
+    Ok(Source::Follow(path))
 }
 
 #[cfg(test)]

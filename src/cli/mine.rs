@@ -12,11 +12,12 @@ use std::process::ExitCode;
 
 use canonurl::mine::{MineError, MineOptions, MineOutput, MineReport};
 
+use super::args::Cli;
 use super::config::Config;
 use super::summarize::{
     check_flags, exit_code, format_seconds, open_summaries, parse_main_args, parse_window,
 };
-use crate::{Cli, EXIT_FATAL, EXIT_REJECTS};
+use crate::{EXIT_FATAL, EXIT_REJECTS};
 
 /// `mine`'s default `--memory`: 256 MiB.
 const MINE_MEMORY: u64 = 256 << 20;
@@ -256,15 +257,15 @@ fn run(cli: &Cli, own: &Own) -> Result<u8, String> {
         let inputs = open_summaries(&cli.files).map_err(|e| format!("mine: {e}"))?;
         canonurl::mine::mine_summaries(inputs, &own.opts, memory, out).map_err(describe)?
     } else {
-        let options = crate::options(cli)?;
+        let options = super::options::options(cli)?;
         let globs = super::inputs::Globs::new(&cli.globs)?;
-        let (sources, walked) = crate::expand_dirs(crate::sources(cli)?, &globs);
+        let (sources, walked) = super::inputs::expand_dirs(super::inputs::sources(cli)?, &globs);
         let mut diag = io::stderr();
         let (mut summarized, report) = canonurl::mine::mine_logs(
             &sources, &options, own.window, memory, &own.opts, out, &mut diag,
         )
         .map_err(describe)?;
-        crate::dirs_read(&walked, &mut summarized.run);
+        super::inputs::dirs_read(&walked, &mut summarized.run);
         crate::report(cli, &summarized.run)?;
         if summarized.run.had_errors() {
             code = EXIT_FATAL;

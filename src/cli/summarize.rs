@@ -16,8 +16,9 @@ use std::process::ExitCode;
 use canonurl::pipeline::OutputFormat;
 use clap::Parser;
 
+use super::args::Cli;
 use super::config::Config;
-use crate::{Cli, EXIT_FATAL, EXIT_REJECTS};
+use crate::{EXIT_FATAL, EXIT_REJECTS};
 
 const HELP: &str = "\
 Summarize access logs per host, canonical URL and time window, for `canonurl mine`.
@@ -206,7 +207,7 @@ pub(crate) fn main(config: &Config, mut args: Vec<OsString>) -> ExitCode {
 pub(crate) fn parse_main_args(config: &Config, args: Vec<OsString>) -> Result<Cli, ExitCode> {
     Cli::try_parse_from(super::config::merge(config, args)).map_err(|e| {
         let usage = e.use_stderr();
-        crate::print_clap_error(e);
+        super::args::print_clap_error(e);
         ExitCode::from(if usage { EXIT_FATAL } else { 0 })
     })
 }
@@ -268,9 +269,9 @@ fn run(cli: &Cli, own: &Own) -> Result<u8, String> {
     if own.merge {
         return merge(cli, memory, &mut out);
     }
-    let options = crate::options(cli)?;
+    let options = super::options::options(cli)?;
     let globs = super::inputs::Globs::new(&cli.globs)?;
-    let (sources, walked) = crate::expand_dirs(crate::sources(cli)?, &globs);
+    let (sources, walked) = super::inputs::expand_dirs(super::inputs::sources(cli)?, &globs);
     let mut diag = io::stderr();
     let result =
         canonurl::mine::summarize(&sources, &options, own.window, memory, &mut out, &mut diag);
@@ -284,7 +285,7 @@ fn run(cli: &Cli, own: &Own) -> Result<u8, String> {
     if let Err(e) = out.flush() {
         return write_error(e);
     }
-    crate::dirs_read(&walked, &mut report.run);
+    super::inputs::dirs_read(&walked, &mut report.run);
     crate::report(cli, &report.run)?;
     if cli.stats {
         eprintln!(
