@@ -221,6 +221,16 @@ impl UrlSummary {
         window: Option<i64>,
         out: &mut Vec<u8>,
     ) {
+        // Room for the whole row at once: 20 digits and a separator per
+        // number, 17 bytes per client hash.
+        out.reserve(
+            host.len()
+                + url.len()
+                + 24 * (3 + StatusClass::COUNT)
+                + 42 * self.sizes.len()
+                + 17 * self.clients.len()
+                + 8,
+        );
         let mut num = itoa::Buffer::new();
         out.extend_from_slice(host);
         out.push(b'\t');
@@ -232,10 +242,10 @@ impl UrlSummary {
         }
         for n in std::iter::once(self.hits).chain(self.status) {
             out.push(b'\t');
-            out.extend_from_slice(num.format(n).as_bytes());
+            push_count(n, &mut num, out);
         }
         out.push(b'\t');
-        out.extend_from_slice(num.format(self.largest).as_bytes());
+        push_count(self.largest, &mut num, out);
         out.push(b'\t');
         if self.sizes.is_empty() {
             out.push(b'-');
@@ -247,22 +257,17 @@ impl UrlSummary {
             }
             out.extend_from_slice(num.format(s.size).as_bytes());
             out.push(b':');
-            out.extend_from_slice(num.format(s.count).as_bytes());
+            push_count(s.count, &mut num, out);
         }
         out.push(b'\t');
         if self.clients.is_empty() {
             out.push(b'-');
         }
-        for (i, c) in self.clients.iter().enumerate() {
+        for (i, &c) in self.clients.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            // Sixteen lower-case hex digits, most significant first.
-            let mut hex = [0u8; 16];
-            for (i, h) in hex.iter_mut().enumerate() {
-                *h = b"0123456789abcdef"[(c >> (60 - 4 * i) & 0xf) as usize];
-            }
-            out.extend_from_slice(&hex);
+            out.extend_from_slice(&hex16(c));
         }
         out.push(b'\n');
     }
@@ -384,6 +389,30 @@ impl fmt::Display for RowError {
 }
 
 impl std::error::Error for RowError {}
+
+/// Appends a count: most of a row's are 0 or one digit, written without
+/// `itoa`'s general path.
+#[inline]
+fn push_count(n: u64, num: &mut itoa::Buffer, out: &mut Vec<u8>) {
+    if n < 10 {
+        out.push(b'0' + n as u8);
+    } else {
+        out.extend_from_slice(num.format(n).as_bytes());
+    }
+}
+
+/// A client hash as sixteen lower-case hex digits, most significant first.
+#[inline]
+fn hex16(c: u64) -> [u8; 16] {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = [0u8; 16];
+    for (i, pair) in hex.chunks_exact_mut(2).enumerate() {
+        let byte = (c >> (56 - 8 * i)) as u8;
+        pair[0] = DIGITS[(byte >> 4) as usize];
+        pair[1] = DIGITS[(byte & 0xf) as usize];
+    }
+    hex
+}
 
 fn parse_num(digits: &[u8], column: &'static str) -> Result<u64, RowError> {
     ascii::parse_u64(digits).ok_or(RowError::Bad(column))
@@ -542,6 +571,19 @@ mod tests {
             UrlSummary::header().matches('\t').count() + 1,
             3 + 1 + StatusClass::COUNT + 3
         );
+    }
+
+    #[test]
+    fn counts_and_hashes_are_written_as_format_writes_them() {
+        let mut num = itoa::Buffer::new();
+        for n in [0u64, 1, 9, 10, 11, 99, 100, 1 << 40, u64::MAX] {
+            let mut out = Vec::new();
+            push_count(n, &mut num, &mut out);
+            assert_eq!(out, n.to_string().into_bytes(), "{n}");
+        }
+        for c in [0u64, 1, 0xf, 0x10, 0xfedc_ba98_7654_3210, u64::MAX] {
+            assert_eq!(hex16(c).to_vec(), format!("{c:016x}").into_bytes());
+        }
     }
 
     #[test]
