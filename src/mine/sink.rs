@@ -10,6 +10,7 @@
 //! are (`table::finish_all`), so the output does not depend on the
 //! number of workers nor on which records each one took.
 
+use std::collections::BTreeSet;
 use std::io;
 use std::sync::{Arc, Mutex};
 
@@ -23,6 +24,9 @@ use crate::pipeline::RecordSink;
 #[derive(Default)]
 pub(crate) struct Gathered {
     pub tables: Vec<SummaryTable>,
+    /// The windows of the rows, over every worker (`canonurl mine` chooses
+    /// its window from them before it reads the rows).
+    pub windows: BTreeSet<i64>,
     /// Records summarized, over every worker.
     pub records: u64,
     /// The first error (writing a spilled run), if any.
@@ -41,6 +45,10 @@ pub(crate) struct WorkerSink {
     escaped: Vec<u8>,
     /// The clients' pending redirects, for the redirect hints.
     follow: Follow,
+    /// The windows of the rows, and the last one added (most records are
+    /// in the window of the one before).
+    windows: BTreeSet<i64>,
+    last_window: Option<i64>,
     /// The last time field read, and its time.
     time_text: Vec<u8>,
     time_value: Option<i64>,
@@ -62,6 +70,8 @@ impl WorkerSink {
             error: None,
             escaped: Vec::new(),
             follow: Follow::default(),
+            windows: BTreeSet::new(),
+            last_window: None,
             time_text: Vec::new(),
             time_value: None,
             gathered,
@@ -113,6 +123,10 @@ impl RecordSink for WorkerSink {
             Ok(row) => {
                 row.add(status, bytes, client);
                 self.records += 1;
+                if window.is_some() && window != self.last_window {
+                    self.last_window = window;
+                    self.windows.extend(window);
+                }
             }
             Err(e) => {
                 self.error = Some(e);
@@ -134,6 +148,7 @@ impl RecordSink for WorkerSink {
             mut table,
             records,
             error,
+            mut windows,
             gathered,
             ..
         } = *self;
@@ -142,6 +157,7 @@ impl RecordSink for WorkerSink {
         // whole: take them as they are.
         let mut g = gathered.lock().unwrap_or_else(|e| e.into_inner());
         g.tables.push(table);
+        g.windows.append(&mut windows);
         g.records += records;
         if g.error.is_none() {
             g.error = error;

@@ -423,6 +423,26 @@ pub(crate) fn finish_all(
     mut tables: Vec<SummaryTable>,
     out: &mut dyn Write,
 ) -> Result<u64, MergeError> {
+    write_head(&mut tables, out)?;
+    let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
+    let written = each_row(tables, |key, s| {
+        s.write_row(key.host, key.url, key.window, &mut buf);
+        if buf.len() >= OUT_CHUNK {
+            out.write_all(&buf).map_err(MergeError::Io)?;
+            buf.clear();
+        }
+        Ok(())
+    })?;
+    out.write_all(&buf).map_err(MergeError::Io)?;
+    Ok(written)
+}
+
+/// Writes the head of the summary of `tables`: their redirect hints merged
+/// (when there are any), then the header line.
+pub(crate) fn write_head(
+    tables: &mut [SummaryTable],
+    out: &mut dyn Write,
+) -> Result<(), MergeError> {
     let mut head = Vec::new();
     if let Some((first, rest)) = tables.split_first_mut() {
         for t in rest {
@@ -431,7 +451,15 @@ pub(crate) fn finish_all(
         first.hints.write(&mut head);
     }
     head.extend_from_slice(UrlSummary::header().as_bytes());
-    out.write_all(&head).map_err(MergeError::Io)?;
+    out.write_all(&head).map_err(MergeError::Io)
+}
+
+/// Hands the rows of `tables` (see [`finish_all`]), merged, to `each` in
+/// key order; returns the number of rows.
+pub(crate) fn each_row(
+    mut tables: Vec<SummaryTable>,
+    each: impl FnMut(Key<'_>, &UrlSummary) -> Result<(), MergeError>,
+) -> Result<u64, MergeError> {
     if tables.iter().all(|t| t.runs.is_empty()) {
         let mut sources = Vec::new();
         for t in &mut tables {
@@ -442,7 +470,7 @@ pub(crate) fn finish_all(
                 sources.push(InMemory { table: t, next: 0 });
             }
         }
-        return merge_sources(sources, out);
+        return merge_each(sources, each);
     }
     let mut runs = Vec::new();
     for mut t in tables {
@@ -455,10 +483,10 @@ pub(crate) fn finish_all(
     for file in runs {
         sources.push(Run::new(file)?);
     }
-    merge_sources(sources, out)
+    merge_each(sources, each)
 }
 
-/// Rows in key order, one per key, for [`merge_sources`].
+/// Rows in key order, one per key, for [`merge_each`].
 trait SortedRows {
     /// The current row, `None` at the end.
     fn head(&self) -> Option<(Key<'_>, &UrlSummary)>;
@@ -492,12 +520,11 @@ const OUT_CHUNK: usize = 1 << 16;
 
 /// k-way merge: the smallest head is taken next (a linear scan: there are
 /// few sources), merged with the heads of the same key in the other
-/// sources, and written; returns the number of rows written.
-fn merge_sources<S: SortedRows>(
+/// sources, and handed to `each`; returns the number of rows.
+fn merge_each<S: SortedRows>(
     mut sources: Vec<S>,
-    out: &mut dyn Write,
+    mut each: impl FnMut(Key<'_>, &UrlSummary) -> Result<(), MergeError>,
 ) -> Result<u64, MergeError> {
-    let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
     let mut written = 0u64;
     // The sources whose head has the smallest key.
     let mut same: Vec<usize> = Vec::with_capacity(sources.len());
@@ -531,23 +558,18 @@ fn merge_sources<S: SortedRows>(
             }
         }
         match &merged {
-            Some(s) => s.write_row(key.host, key.url, key.window, &mut buf),
+            Some(s) => each(key, s)?,
             None => {
                 if let Some((_, s)) = sources[same[0]].head() {
-                    s.write_row(key.host, key.url, key.window, &mut buf);
+                    each(key, s)?;
                 }
             }
         }
         written += 1;
-        if buf.len() >= OUT_CHUNK {
-            out.write_all(&buf).map_err(MergeError::Io)?;
-            buf.clear();
-        }
         for &i in &same {
             sources[i].advance()?;
         }
     }
-    out.write_all(&buf).map_err(MergeError::Io)?;
     Ok(written)
 }
 
@@ -712,6 +734,50 @@ pub(crate) fn read_head(
         return Err(MergeError::Header { file: name.into() });
     }
     Ok((hints, number))
+}
+
+/// The form of a summary's rows after its head: the text of a summary
+/// file, or the binary form `canonurl mine` hands its own summary of logs
+/// to the miner in ([`UrlSummary::write_bin`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RowForm {
+    Text,
+    Binary,
+}
+
+/// Calls `each` with every row of a summary whose head ([`read_head`],
+/// `lines` of them) is read, its rows in `form`.
+pub(crate) fn for_each_row_in(
+    input: impl BufRead,
+    name: &str,
+    lines: u64,
+    form: RowForm,
+    mut each: impl FnMut(Key<'_>, UrlSummary) -> Result<(), MergeError>,
+) -> Result<(), MergeError> {
+    match form {
+        RowForm::Text => for_each_row_after(input, name, lines, each),
+        RowForm::Binary => {
+            let mut input = input;
+            let mut body = Vec::new();
+            let bad = |what: &str| {
+                MergeError::Io(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{name}: {what} (the miner's own summary)"),
+                ))
+            };
+            loop {
+                if input.fill_buf().map_err(MergeError::Io)?.is_empty() {
+                    return Ok(());
+                }
+                let mut len = [0u8; 4];
+                input.read_exact(&mut len).map_err(MergeError::Io)?;
+                body.resize(u32::from_le_bytes(len) as usize, 0);
+                input.read_exact(&mut body).map_err(MergeError::Io)?;
+                let (key, row) = UrlSummary::read_bin(&body).ok_or_else(|| bad("not a row"))?;
+                each(key, row)?;
+            }
+        }
+    }
 }
 
 /// Calls `each` with every row of a summary file whose head
