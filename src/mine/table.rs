@@ -3,7 +3,9 @@
 //!
 //! Rows are merged in a hash table. When the table's estimated size passes
 //! the budget, its rows are sorted by key and written to a temporary file as
-//! a summary file of their own (a *run*), and the table starts again empty.
+//! a summary of their own (a *run*, in the binary form of
+//! `UrlSummary::write_bin`, which is cheaper to write and read back than
+//! text), and the table starts again empty.
 //! Finishing merges the runs and what is left in the table, a k-way merge of
 //! sorted files in which rows of one key are merged as they meet. A run is a
 //! partial summary, so spilling and `summarize --merge` are the same
@@ -202,15 +204,19 @@ impl SummaryTable {
     /// allocations are kept for the next rows); returns how many.
     fn write_run(&mut self) -> io::Result<u64> {
         self.sort();
+        // In the binary form: a run is read back only by `Run`, and
+        // writing and parsing decimal text was most of what spilling cost.
         let mut file = BufWriter::new(tempfile::tempfile()?);
-        let mut buf = Vec::new();
+        let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
         for &i in &self.order {
             let r = &self.rows[i as usize];
-            let key = r.key(&self.keys);
-            buf.clear();
-            r.summary.write_row(key.host, key.url, key.window, &mut buf);
-            file.write_all(&buf)?;
+            r.summary.write_bin(r.key(&self.keys), &mut buf);
+            if buf.len() >= OUT_CHUNK {
+                file.write_all(&buf)?;
+                buf.clear();
+            }
         }
+        file.write_all(&buf)?;
         let n = self.rows.len() as u64;
         self.clear();
         let mut file = file.into_inner().map_err(|e| e.into_error())?;
@@ -573,8 +579,9 @@ fn merge_each<S: SortedRows>(
     Ok(written)
 }
 
-/// A spilled run being merged: its reader, the current line, its number,
-/// and the row read from it.
+/// A spilled run being merged: its reader, the current record's body (the
+/// binary form, [`UrlSummary::write_bin`]), its number, and the row read
+/// from it.
 struct Run {
     reader: BufReader<File>,
     line: Vec<u8>,
@@ -615,24 +622,13 @@ impl SortedRows for Run {
 
     /// Reads the run's next row, in key order.
     fn advance(&mut self) -> Result<(), MergeError> {
-        self.line.clear();
         self.head = None;
-        if self
-            .reader
-            .read_until(b'\n', &mut self.line)
-            .map_err(MergeError::Io)?
-            == 0
-        {
+        if !read_record(&mut self.reader, &mut self.line).map_err(MergeError::Io)? {
             return Ok(());
         }
         self.number += 1;
-        let row = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-        let (key, s) = UrlSummary::parse_row(row).map_err(|reason| {
-            MergeError::Row(SummaryFileError {
-                file: "(spilled run)".into(),
-                line: self.number,
-                reason,
-            })
+        let (key, s) = UrlSummary::read_bin(&self.line).ok_or_else(|| {
+            MergeError::Io(not_a_row(&format!("(spilled run), row {}", self.number)))
         })?;
         self.key.clear();
         self.key.extend_from_slice(key.host);
@@ -759,25 +755,38 @@ pub(crate) fn for_each_row_in(
         RowForm::Binary => {
             let mut input = input;
             let mut body = Vec::new();
-            let bad = |what: &str| {
-                MergeError::Io(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{name}: {what} (the miner's own summary)"),
-                ))
-            };
-            loop {
-                if input.fill_buf().map_err(MergeError::Io)?.is_empty() {
-                    return Ok(());
-                }
-                let mut len = [0u8; 4];
-                input.read_exact(&mut len).map_err(MergeError::Io)?;
-                body.resize(u32::from_le_bytes(len) as usize, 0);
-                input.read_exact(&mut body).map_err(MergeError::Io)?;
-                let (key, row) = UrlSummary::read_bin(&body).ok_or_else(|| bad("not a row"))?;
+            let mut number = 0u64;
+            while read_record(&mut input, &mut body).map_err(MergeError::Io)? {
+                number += 1;
+                let (key, row) = UrlSummary::read_bin(&body)
+                    .ok_or_else(|| MergeError::Io(not_a_row(&format!("{name}, row {number}"))))?;
                 each(key, row)?;
             }
+            Ok(())
         }
     }
+}
+
+/// Reads the body of the next record of the binary form into `body`
+/// (its length first: [`UrlSummary::write_bin`]); `false` at the end.
+fn read_record(input: &mut impl BufRead, body: &mut Vec<u8>) -> io::Result<bool> {
+    if input.fill_buf()?.is_empty() {
+        return Ok(false);
+    }
+    let mut len = [0u8; 4];
+    input.read_exact(&mut len)?;
+    body.resize(u32::from_le_bytes(len) as usize, 0);
+    input.read_exact(body)?;
+    Ok(true)
+}
+
+/// A record of the binary form that does not read as a row (which the
+/// program wrote itself, to a temporary file: a damaged file).
+fn not_a_row(place: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{place}: not a summary row in the binary form of temporary files"),
+    )
 }
 
 /// Calls `each` with every row of a summary file whose head
