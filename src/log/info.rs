@@ -85,6 +85,15 @@ impl Info {
         slice(line, self.client).filter(|v| !is_placeholder(v))
     }
 
+    /// The bytes [`Info::time`] reads when the time is one field (not
+    /// W3C's `date` and `time` columns): equal bytes are the same time.
+    pub(crate) fn time_field<'a>(&self, line: &'a [u8]) -> Option<&'a [u8]> {
+        match self.time_of_day {
+            Some(_) => None,
+            None => slice(line, self.time),
+        }
+    }
+
     /// The time in Unix seconds (UTC), `None` when absent or not a time.
     pub(crate) fn time(&self, line: &[u8]) -> Option<i64> {
         let v = slice(line, self.time)?;

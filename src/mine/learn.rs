@@ -19,7 +19,7 @@ use super::evidence::{
 };
 use super::hints::Hints;
 use super::summary::{Key, UrlSummary};
-use super::table::{for_each_row_after, read_head};
+use super::table::{self, for_each_row_in, read_head, RowForm, SummaryTable};
 use super::{MergeError, MineError};
 use xxhash_rust::xxh64::xxh64;
 
@@ -310,6 +310,7 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
     file: &mut F,
     name: &str,
     scan: Option<KeyScan>,
+    form: RowForm,
     opts: &MineOptions,
     memory: usize,
 ) -> Result<(Vec<Finding>, MineReport), MineError> {
@@ -411,7 +412,7 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
     // bytes need no UTF-8 check (hosts and URLs are compared as the lossy
     // text they are kept as, so bytes that differ are still compared so).
     let (mut last_host, mut last_url): (Vec<u8>, Vec<u8>) = (Vec::new(), Vec::new());
-    for_each_row_after(&mut *file, name, head_lines, |key, row| {
+    for_each_row_in(&mut *file, name, head_lines, form, |key, row| {
         let row_host = text_if_new(&mut last_host, key.host, host.is_some());
         if let Some(row_host) = row_host.filter(|h| host.as_deref() != Some(&**h)) {
             flush_url(&mut current, &mut urls, level);
@@ -481,6 +482,84 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
         .map(|(f, a, u, r)| (f.name(), a, u, r))
         .collect();
     Ok((findings, report))
+}
+
+/// Writes the summary of `tables` (the workers' of `canonurl mine` on
+/// logs, whose rows have `windows`) for [`mine_file`] to read in
+/// [`RowForm::Binary`], and returns what [`scan_keys`] would find in the
+/// summary `summarize` writes of them, with the number of its rows.
+///
+/// The rows are written already merged into the window the miner compares
+/// in ([`window_step`] of `windows`, which the scan passes on as they
+/// are): mining merges a URL's rows of one such window as it reads them,
+/// and merging is exact, so it finds the same values in fewer rows. The
+/// scan counts the summary's own rows, as the budget of `--memory` does
+/// for a summary file.
+pub(crate) fn summary_for_mining(
+    mut tables: Vec<SummaryTable>,
+    windows: BTreeSet<i64>,
+    out: &mut dyn Write,
+) -> Result<(KeyScan, u64), MergeError> {
+    let step = window_step(&windows);
+    let coarse = |w: i64| w.div_euclid(step) * step;
+    table::write_head(&mut tables, out)?;
+    let mut scan = KeyScan {
+        windows,
+        sorted: true,
+        hosts: Vec::new(),
+    };
+    let mut buf = Vec::with_capacity(1 << 17);
+    // The previous row's host and URL (`key[..host]`, `key[host..]`), and
+    // the row being gathered for its URL: its window (the miner's) and
+    // values.
+    let (mut key, mut host_len) = (Vec::<u8>::new(), 0);
+    let mut pending: Option<(Option<i64>, UrlSummary)> = None;
+    let mut first = true;
+    let mut flush =
+        |key: &[u8], host_len: usize, pending: &mut Option<(Option<i64>, UrlSummary)>| {
+            if let Some((window, s)) = pending.take() {
+                let (host, url) = key.split_at(host_len);
+                s.write_bin(Key { host, url, window }, &mut buf);
+                if buf.len() >= 1 << 16 {
+                    out.write_all(&buf).map_err(MergeError::Io)?;
+                    buf.clear();
+                }
+            }
+            Ok::<(), MergeError>(())
+        };
+    let rows = table::each_row(tables, |row, s| {
+        let same_host = !first && &key[..host_len] == row.host;
+        let same_url = same_host && &key[host_len..] == row.url;
+        first = false;
+        if !same_host {
+            scan.hosts.push(Count::default());
+        }
+        if let Some(count) = scan.hosts.last_mut() {
+            if !same_url {
+                count.urls += 1;
+                count.bytes += target_of(&String::from_utf8_lossy(row.url)).len() as u64;
+            }
+            count.rows += 1;
+        }
+        let window = row.window.map(coarse);
+        match &mut pending {
+            Some((w, gathered)) if same_url && *w == window => gathered.merge(s),
+            _ => {
+                flush(&key, host_len, &mut pending)?;
+                pending = Some((window, s.clone()));
+            }
+        }
+        if !same_url {
+            key.clear();
+            key.extend_from_slice(row.host);
+            key.extend_from_slice(row.url);
+            host_len = row.host.len();
+        }
+        Ok(())
+    })?;
+    flush(&key, host_len, &mut pending)?;
+    out.write_all(&buf).map_err(MergeError::Io)?;
+    Ok((scan, rows))
 }
 
 /// The URL being read: its rows' two parts merged, and its sizes per window.
@@ -1403,6 +1482,7 @@ mod tests {
             &mut std::io::Cursor::new(text.into_bytes()),
             "s.tsv",
             None,
+            RowForm::Text,
             // Learned on the first half of the span (days 1 to 3).
             &MineOptions {
                 learn: 0.5,
@@ -1420,6 +1500,86 @@ mod tests {
                 f.decision,
                 f.learn
             );
+        }
+    }
+
+    /// `canonurl mine` on logs hands its summary to the miner in the binary
+    /// form, its rows merged into the miner's window: the same findings,
+    /// evidence and report as from the summary file of hourly rows, in
+    /// fewer rows when the miner's window is longer than an hour.
+    #[test]
+    fn the_miners_own_summary_mines_as_the_summary_file() {
+        use super::super::write;
+        const HOUR: i64 = 3_600;
+        let start = 1_790_812_800;
+        // 10 days (compared by day), 3 days (by 6 hours), 5 hours (by hour).
+        for (hours, apart, step) in [(240, 5, 86_400), (72, 2, 21_600), (5, 1, 3_600)] {
+            let build = || {
+                let mut table = SummaryTable::new(usize::MAX);
+                let mut windows = BTreeSet::new();
+                for n in 0..30u64 {
+                    for h in (0..hours).step_by(apart) {
+                        let w = start + h as i64 * HOUR;
+                        windows.insert(w);
+                        let size = 10_000 + 1_000 * n + h as u64 % 3;
+                        for tail in ["", "index.html"] {
+                            let url = format!("https://h.example/p/{n}/{tail}");
+                            let key = Key {
+                                host: b"h.example",
+                                url: url.as_bytes(),
+                                window: Some(w),
+                            };
+                            let client = format!("192.0.2.{}", h % 7);
+                            let row = table.row(key).unwrap();
+                            row.add(Some(200), Some(size), Some(client.as_bytes()));
+                            row.add(Some(304), None, None);
+                        }
+                    }
+                }
+                (table, windows)
+            };
+            let mine = |file: Vec<u8>, scan, form| {
+                let (findings, report) = mine_file(
+                    &mut std::io::Cursor::new(file),
+                    "s",
+                    scan,
+                    form,
+                    &MineOptions::default(),
+                    64 << 20,
+                )
+                .unwrap();
+                let (mut rules, mut evidence) = (Vec::new(), Vec::new());
+                write::rules_file(&findings, &mut rules).unwrap();
+                write::evidence_file(&findings, &mut evidence).unwrap();
+                (rules, evidence, format!("{report:?}"), report)
+            };
+            let mut text = Vec::new();
+            let text_rows = table::finish_all(vec![build().0], &mut text).unwrap();
+            let (table, windows) = build();
+            let mut bin = Vec::new();
+            let (scan, rows) = summary_for_mining(vec![table], windows, &mut bin).unwrap();
+            assert_eq!(rows, text_rows);
+            // The binary rows: one per URL and miner's window.
+            let mut cursor = std::io::Cursor::new(&bin[..]);
+            let (_, head) = read_head(&mut cursor, "s", None).unwrap();
+            let mut binary_rows = 0u64;
+            for_each_row_in(cursor, "s", head, RowForm::Binary, |key, _| {
+                assert_eq!(key.window.map(|w| w.rem_euclid(step)), Some(0));
+                binary_rows += 1;
+                Ok(())
+            })
+            .unwrap();
+            // 60 URLs, each in every window.
+            let coarse: BTreeSet<i64> = build().1.iter().map(|w| w - w % step).collect();
+            assert_eq!(text_rows, 60 * build().1.len() as u64);
+            assert_eq!(binary_rows, 60 * coarse.len() as u64, "{step}");
+            let from_text = mine(text, None, RowForm::Text);
+            let from_bin = mine(bin, Some(scan), RowForm::Binary);
+            assert_eq!(from_text.3.window_seconds, step as u64);
+            assert!(from_text.3.accepted >= 1, "{}", from_text.2);
+            assert!(from_text.0 == from_bin.0, "{step}");
+            assert!(from_text.1 == from_bin.1, "{step}");
+            assert_eq!(from_text.2, from_bin.2);
         }
     }
 
@@ -1515,6 +1675,7 @@ mod tests {
                 &mut std::io::Cursor::new(text.as_bytes()),
                 "s.tsv",
                 None,
+                RowForm::Text,
                 &MineOptions::default(),
                 memory,
             )

@@ -30,6 +30,7 @@ use std::sync::{Arc, Mutex};
 use crate::input::Source;
 use crate::pipeline::{self, stats::Summary, Mode, Options, OutputFormat, Sinks};
 
+use table::RowForm;
 pub use table::{MergeError, SummaryFileError};
 
 /// What a `summarize` run did.
@@ -111,10 +112,30 @@ pub fn summarize(
     out: &mut dyn Write,
     diag: &mut dyn Write,
 ) -> Result<SummarizeReport, SummarizeError> {
+    let (run, gathered) = gather(sources, opts, window, memory, diag)?;
+    let spilled_rows = gathered.tables.iter().map(|t| t.spilled_rows).sum();
+    let written = table::finish_all(gathered.tables, out).map_err(SummarizeError::Write)?;
+    Ok(SummarizeReport {
+        run,
+        records: gathered.records,
+        rows: written,
+        spilled_rows,
+    })
+}
+
+/// Runs the pipeline of [`summarize`] and returns what it read and the
+/// workers' tables.
+fn gather(
+    sources: &[Source],
+    opts: &Options,
+    window: Option<i64>,
+    memory: usize,
+    diag: &mut dyn Write,
+) -> Result<(Summary, sink::Gathered), SummarizeError> {
     // Records go to the workers' tables, not to rows: no per-record output
     // option applies, and without rows to number the reader can hand out
     // byte ranges of files.
-    let opts = Options {
+    let opts = &Options {
         output: OutputFormat::Plain,
         mode: Mode::Records,
         with: Vec::new(),
@@ -138,7 +159,7 @@ pub fn summarize(
     };
     let run = pipeline::run_into(
         sources,
-        &opts,
+        opts,
         Sinks {
             out: &mut io::sink(),
             rejects: None,
@@ -148,18 +169,11 @@ pub fn summarize(
         &make,
     )
     .map_err(SummarizeError::Read)?;
-    let gathered = std::mem::take(&mut *gathered.lock().unwrap_or_else(|e| e.into_inner()));
-    if let Some(e) = gathered.error {
+    let mut gathered = std::mem::take(&mut *gathered.lock().unwrap_or_else(|e| e.into_inner()));
+    if let Some(e) = gathered.error.take() {
         return Err(SummarizeError::Read(e));
     }
-    let spilled_rows = gathered.tables.iter().map(|t| t.spilled_rows).sum();
-    let written = table::finish_all(gathered.tables, out).map_err(SummarizeError::Write)?;
-    Ok(SummarizeReport {
-        run,
-        records: gathered.records,
-        rows: written,
-        spilled_rows,
-    })
+    Ok((run, gathered))
 }
 
 /// Merges summary files (as [`summarize`] writes them, any number, in any
@@ -276,7 +290,7 @@ pub fn mine_summaries(
             scan
         };
         if scan.sorted {
-            return mine_file(copy, &name, Some(scan), opts, memory, out);
+            return mine_file(copy, &name, Some(scan), RowForm::Text, opts, memory, out);
         }
         use std::io::Seek;
         copy.seek(io::SeekFrom::Start(0)).map_err(io_error)?;
@@ -288,7 +302,15 @@ pub fn mine_summaries(
         merge(inputs, memory, &mut w).map_err(MineError::Summary)?;
         w.flush().map_err(io_error)?;
     }
-    mine_file(merged, "<merged summary>", None, opts, memory, out)
+    mine_file(
+        merged,
+        "<merged summary>",
+        None,
+        RowForm::Text,
+        opts,
+        memory,
+        out,
+    )
 }
 
 /// Summarizes the logs in `sources` (as [`summarize`] does with `pipeline`,
@@ -302,28 +324,52 @@ pub fn mine_logs(
     out: MineOutput<'_>,
     diag: &mut dyn Write,
 ) -> Result<(SummarizeReport, MineReport), MineError> {
-    let mut file = tempfile::tempfile().map_err(|e| MineError::Summary(MergeError::Io(e)))?;
-    let summarized = {
+    let io_error = |e| MineError::Summary(MergeError::Io(e));
+    // The summary table spills past `memory` less what the miner keeps for
+    // the program and its buffers (the reader's pieces, the writer): the
+    // whole command stays within `--memory` (the summary's rows do not
+    // depend on where the table spills).
+    let table = memory - learn::MEMORY_RESERVE.min(memory / 2);
+    let (run, gathered) =
+        gather(sources, pipeline, window, table, diag).map_err(MineError::Summarize)?;
+    let spilled_rows = gathered.tables.iter().map(|t| t.spilled_rows).sum();
+    // The summary goes to the miner in a form of its own, its rows merged
+    // into the miner's window, and with what a pass over its keys would
+    // find (`learn::summary_for_mining`): no text written, read and parsed
+    // again, and no pass over the keys.
+    let mut file = tempfile::tempfile().map_err(io_error)?;
+    let (scan, rows) = {
         let mut w = io::BufWriter::new(&mut file);
-        // The summary table spills past `memory` less what the miner keeps
-        // for the program and its buffers (the reader's pieces, the writer):
-        // the whole command stays within `--memory` (the summary's rows do
-        // not depend on where the table spills).
-        let table = memory - learn::MEMORY_RESERVE.min(memory / 2);
-        let r = summarize(sources, pipeline, window, table, &mut w, diag)
-            .map_err(MineError::Summarize)?;
-        w.flush()
-            .map_err(|e| MineError::Summary(MergeError::Io(e)))?;
-        r
+        let written = learn::summary_for_mining(gathered.tables, gathered.windows, &mut w)
+            .map_err(|e| MineError::Summarize(SummarizeError::Write(e)))?;
+        w.flush().map_err(io_error)?;
+        written
     };
-    let report = mine_file(file, "<summary>", None, opts, memory, out)?;
+    let summarized = SummarizeReport {
+        run,
+        records: gathered.records,
+        rows,
+        spilled_rows,
+    };
+    let report = mine_file(
+        file,
+        "<summary>",
+        Some(scan),
+        RowForm::Binary,
+        opts,
+        memory,
+        out,
+    )?;
     Ok((summarized, report))
 }
 
+// One argument each for what is mined: not worth a struct of its own.
+#[allow(clippy::too_many_arguments)]
 fn mine_file(
     mut file: std::fs::File,
     name: &str,
     scan: Option<learn::KeyScan>,
+    form: RowForm,
     opts: &MineOptions,
     memory: usize,
     out: MineOutput<'_>,
@@ -332,7 +378,7 @@ fn mine_file(
     file.seek(io::SeekFrom::Start(0))
         .map_err(|e| MineError::Summary(MergeError::Io(e)))?;
     let mut reader = io::BufReader::new(file);
-    let (findings, report) = learn::mine_file(&mut reader, name, scan, opts, memory)?;
+    let (findings, report) = learn::mine_file(&mut reader, name, scan, form, opts, memory)?;
     write::rules_file(&findings, out.rules).map_err(MineError::WriteRules)?;
     if let Some(evidence) = out.evidence {
         write::evidence_file(&findings, evidence).map_err(MineError::WriteEvidence)?;

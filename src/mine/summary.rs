@@ -221,6 +221,16 @@ impl UrlSummary {
         window: Option<i64>,
         out: &mut Vec<u8>,
     ) {
+        // Room for the whole row at once: 20 digits and a separator per
+        // number, 17 bytes per client hash.
+        out.reserve(
+            host.len()
+                + url.len()
+                + 24 * (3 + StatusClass::COUNT)
+                + 42 * self.sizes.len()
+                + 17 * self.clients.len()
+                + 8,
+        );
         let mut num = itoa::Buffer::new();
         out.extend_from_slice(host);
         out.push(b'\t');
@@ -232,10 +242,10 @@ impl UrlSummary {
         }
         for n in std::iter::once(self.hits).chain(self.status) {
             out.push(b'\t');
-            out.extend_from_slice(num.format(n).as_bytes());
+            push_count(n, &mut num, out);
         }
         out.push(b'\t');
-        out.extend_from_slice(num.format(self.largest).as_bytes());
+        push_count(self.largest, &mut num, out);
         out.push(b'\t');
         if self.sizes.is_empty() {
             out.push(b'-');
@@ -247,24 +257,117 @@ impl UrlSummary {
             }
             out.extend_from_slice(num.format(s.size).as_bytes());
             out.push(b':');
-            out.extend_from_slice(num.format(s.count).as_bytes());
+            push_count(s.count, &mut num, out);
         }
         out.push(b'\t');
         if self.clients.is_empty() {
             out.push(b'-');
         }
-        for (i, c) in self.clients.iter().enumerate() {
+        for (i, &c) in self.clients.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            // Sixteen lower-case hex digits, most significant first.
-            let mut hex = [0u8; 16];
-            for (i, h) in hex.iter_mut().enumerate() {
-                *h = b"0123456789abcdef"[(c >> (60 - 4 * i) & 0xf) as usize];
-            }
-            out.extend_from_slice(&hex);
+            out.extend_from_slice(&hex16(c));
         }
         out.push(b'\n');
+    }
+
+    /// Appends the row (key and values) in the binary form `canonurl mine`
+    /// hands its own summary of logs to the miner in (a temporary file,
+    /// never shown: [`UrlSummary::read_bin`] reads it back): no decimal
+    /// text to write and parse again. A record is its body's length (4
+    /// bytes, little-endian), then the host and URL, each after its length,
+    /// the window (a tag byte, then 8 bytes), the counts as LEB128 varints,
+    /// the sizes (their number, then size and count each) in the sample's
+    /// own order, and the client hashes (their number, then 8 bytes each).
+    pub(crate) fn write_bin(&self, key: Key<'_>, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(&[0; 4]);
+        put_varint(key.host.len() as u64, out);
+        out.extend_from_slice(key.host);
+        put_varint(key.url.len() as u64, out);
+        out.extend_from_slice(key.url);
+        match key.window {
+            Some(w) => {
+                out.push(1);
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+            None => out.push(0),
+        }
+        for n in std::iter::once(self.hits)
+            .chain(self.status)
+            .chain([self.largest])
+        {
+            put_varint(n, out);
+        }
+        // At most SIZES_KEPT and CLIENTS_KEPT: one byte each.
+        out.push(self.sizes.len() as u8);
+        for s in &self.sizes {
+            put_varint(s.rank.1, out);
+            put_varint(s.count, out);
+        }
+        out.push(self.clients.len() as u8);
+        for c in &self.clients {
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        let len = (out.len() - start - 4) as u32;
+        out[start..start + 4].copy_from_slice(&len.to_le_bytes());
+    }
+
+    /// Reads a record's body as [`UrlSummary::write_bin`] wrote it; `None`
+    /// when it is not one.
+    pub(crate) fn read_bin(body: &[u8]) -> Option<(Key<'_>, UrlSummary)> {
+        let mut at = 0;
+        let host_len = usize::try_from(get_varint(body, &mut at)?).ok()?;
+        let host = body.get(at..at.checked_add(host_len)?)?;
+        at += host_len;
+        let url_len = usize::try_from(get_varint(body, &mut at)?).ok()?;
+        let url = body.get(at..at.checked_add(url_len)?)?;
+        at += url_len;
+        let window = match *body.get(at)? {
+            0 => {
+                at += 1;
+                None
+            }
+            1 => {
+                let w = i64::from_le_bytes(body.get(at + 1..at + 9)?.try_into().ok()?);
+                at += 9;
+                Some(w)
+            }
+            _ => return None,
+        };
+        let mut s = UrlSummary {
+            hits: get_varint(body, &mut at)?,
+            ..UrlSummary::default()
+        };
+        for n in &mut s.status {
+            *n = get_varint(body, &mut at)?;
+        }
+        s.largest = get_varint(body, &mut at)?;
+        let sizes = usize::from(*body.get(at)?);
+        at += 1;
+        if sizes > SIZES_KEPT {
+            return None;
+        }
+        for _ in 0..sizes {
+            let size = get_varint(body, &mut at)?;
+            let count = get_varint(body, &mut at)?;
+            s.sizes.push(Ranked {
+                rank: size_rank(size),
+                count,
+            });
+        }
+        let clients = usize::from(*body.get(at)?);
+        at += 1;
+        if clients > CLIENTS_KEPT {
+            return None;
+        }
+        for _ in 0..clients {
+            let c = u64::from_le_bytes(body.get(at..at + 8)?.try_into().ok()?);
+            at += 8;
+            s.clients.push(c);
+        }
+        (at == body.len()).then_some((Key { host, url, window }, s))
     }
 
     /// Reads one row (without its line end): its key and values.
@@ -384,6 +487,55 @@ impl fmt::Display for RowError {
 }
 
 impl std::error::Error for RowError {}
+
+/// Appends `n` as an LEB128 varint (seven bits a byte, low first).
+#[inline]
+fn put_varint(mut n: u64, out: &mut Vec<u8>) {
+    while n >= 0x80 {
+        out.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// Reads an LEB128 varint at `*at`, moving `at` past it.
+#[inline]
+fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut n = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        n |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(n);
+        }
+    }
+    None
+}
+
+/// Appends a count: most of a row's are 0 or one digit, written without
+/// `itoa`'s general path.
+#[inline]
+fn push_count(n: u64, num: &mut itoa::Buffer, out: &mut Vec<u8>) {
+    if n < 10 {
+        out.push(b'0' + n as u8);
+    } else {
+        out.extend_from_slice(num.format(n).as_bytes());
+    }
+}
+
+/// A client hash as sixteen lower-case hex digits, most significant first.
+#[inline]
+fn hex16(c: u64) -> [u8; 16] {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = [0u8; 16];
+    for (i, pair) in hex.chunks_exact_mut(2).enumerate() {
+        let byte = (c >> (56 - 8 * i)) as u8;
+        pair[0] = DIGITS[(byte >> 4) as usize];
+        pair[1] = DIGITS[(byte & 0xf) as usize];
+    }
+    hex
+}
 
 fn parse_num(digits: &[u8], column: &'static str) -> Result<u64, RowError> {
     ascii::parse_u64(digits).ok_or(RowError::Bad(column))
@@ -542,6 +694,63 @@ mod tests {
             UrlSummary::header().matches('\t').count() + 1,
             3 + 1 + StatusClass::COUNT + 3
         );
+    }
+
+    #[test]
+    fn rows_read_back_from_the_binary_form() {
+        let mut rng = Rng(11);
+        let mut out = Vec::new();
+        let mut want = Vec::new();
+        for i in 0..60 {
+            let recs = records(&mut rng, 1 + i * 7, [2, 40][i % 2], 30);
+            let mut s = summarize(&recs);
+            // Counts past one varint byte, and past 32 bits.
+            s.hits += [0, 300, 1 << 40][i % 3];
+            s.status[9] += [0, 300, 1 << 40][i % 3];
+            let host = if i % 5 == 0 {
+                String::new()
+            } else {
+                format!("h{i}.example")
+            };
+            let url = format!("https://{host}/p/{i}?x=\t");
+            let window = [None, Some(1_790_812_800), Some(-86_400), Some(i64::MIN)][i % 4];
+            let key = Key {
+                host: host.as_bytes(),
+                url: url.as_bytes(),
+                window,
+            };
+            s.write_bin(key, &mut out);
+            want.push((host, url, window, s));
+        }
+        let mut at = 0;
+        for (host, url, window, s) in &want {
+            let len = u32::from_le_bytes(out[at..at + 4].try_into().unwrap()) as usize;
+            let body = &out[at + 4..at + 4 + len];
+            let (key, back) = UrlSummary::read_bin(body).unwrap();
+            assert_eq!(
+                (key.host, key.url, key.window),
+                (host.as_bytes(), url.as_bytes(), *window)
+            );
+            assert_eq!(&back, s);
+            // A cut or padded body is not a record.
+            assert!(UrlSummary::read_bin(&body[..len - 1]).is_none());
+            assert!(UrlSummary::read_bin(&[body, &[0]].concat()).is_none());
+            at += 4 + len;
+        }
+        assert_eq!(at, out.len());
+    }
+
+    #[test]
+    fn counts_and_hashes_are_written_as_format_writes_them() {
+        let mut num = itoa::Buffer::new();
+        for n in [0u64, 1, 9, 10, 11, 99, 100, 1 << 40, u64::MAX] {
+            let mut out = Vec::new();
+            push_count(n, &mut num, &mut out);
+            assert_eq!(out, n.to_string().into_bytes(), "{n}");
+        }
+        for c in [0u64, 1, 0xf, 0x10, 0xfedc_ba98_7654_3210, u64::MAX] {
+            assert_eq!(hex16(c).to_vec(), format!("{c:016x}").into_bytes());
+        }
     }
 
     #[test]

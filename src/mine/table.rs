@@ -3,7 +3,9 @@
 //!
 //! Rows are merged in a hash table. When the table's estimated size passes
 //! the budget, its rows are sorted by key and written to a temporary file as
-//! a summary file of their own (a *run*), and the table starts again empty.
+//! a summary of their own (a *run*, in the binary form of
+//! `UrlSummary::write_bin`, which is cheaper to write and read back than
+//! text), and the table starts again empty.
 //! Finishing merges the runs and what is left in the table, a k-way merge of
 //! sorted files in which rows of one key are merged as they meet. A run is a
 //! partial summary, so spilling and `summarize --merge` are the same
@@ -202,15 +204,19 @@ impl SummaryTable {
     /// allocations are kept for the next rows); returns how many.
     fn write_run(&mut self) -> io::Result<u64> {
         self.sort();
+        // In the binary form: a run is read back only by `Run`, and
+        // writing and parsing decimal text was most of what spilling cost.
         let mut file = BufWriter::new(tempfile::tempfile()?);
-        let mut buf = Vec::new();
+        let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
         for &i in &self.order {
             let r = &self.rows[i as usize];
-            let key = r.key(&self.keys);
-            buf.clear();
-            r.summary.write_row(key.host, key.url, key.window, &mut buf);
-            file.write_all(&buf)?;
+            r.summary.write_bin(r.key(&self.keys), &mut buf);
+            if buf.len() >= OUT_CHUNK {
+                file.write_all(&buf)?;
+                buf.clear();
+            }
         }
+        file.write_all(&buf)?;
         let n = self.rows.len() as u64;
         self.clear();
         let mut file = file.into_inner().map_err(|e| e.into_error())?;
@@ -423,6 +429,26 @@ pub(crate) fn finish_all(
     mut tables: Vec<SummaryTable>,
     out: &mut dyn Write,
 ) -> Result<u64, MergeError> {
+    write_head(&mut tables, out)?;
+    let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
+    let written = each_row(tables, |key, s| {
+        s.write_row(key.host, key.url, key.window, &mut buf);
+        if buf.len() >= OUT_CHUNK {
+            out.write_all(&buf).map_err(MergeError::Io)?;
+            buf.clear();
+        }
+        Ok(())
+    })?;
+    out.write_all(&buf).map_err(MergeError::Io)?;
+    Ok(written)
+}
+
+/// Writes the head of the summary of `tables`: their redirect hints merged
+/// (when there are any), then the header line.
+pub(crate) fn write_head(
+    tables: &mut [SummaryTable],
+    out: &mut dyn Write,
+) -> Result<(), MergeError> {
     let mut head = Vec::new();
     if let Some((first, rest)) = tables.split_first_mut() {
         for t in rest {
@@ -431,7 +457,15 @@ pub(crate) fn finish_all(
         first.hints.write(&mut head);
     }
     head.extend_from_slice(UrlSummary::header().as_bytes());
-    out.write_all(&head).map_err(MergeError::Io)?;
+    out.write_all(&head).map_err(MergeError::Io)
+}
+
+/// Hands the rows of `tables` (see [`finish_all`]), merged, to `each` in
+/// key order; returns the number of rows.
+pub(crate) fn each_row(
+    mut tables: Vec<SummaryTable>,
+    each: impl FnMut(Key<'_>, &UrlSummary) -> Result<(), MergeError>,
+) -> Result<u64, MergeError> {
     if tables.iter().all(|t| t.runs.is_empty()) {
         let mut sources = Vec::new();
         for t in &mut tables {
@@ -442,7 +476,7 @@ pub(crate) fn finish_all(
                 sources.push(InMemory { table: t, next: 0 });
             }
         }
-        return merge_sources(sources, out);
+        return merge_each(sources, each);
     }
     let mut runs = Vec::new();
     for mut t in tables {
@@ -455,10 +489,10 @@ pub(crate) fn finish_all(
     for file in runs {
         sources.push(Run::new(file)?);
     }
-    merge_sources(sources, out)
+    merge_each(sources, each)
 }
 
-/// Rows in key order, one per key, for [`merge_sources`].
+/// Rows in key order, one per key, for [`merge_each`].
 trait SortedRows {
     /// The current row, `None` at the end.
     fn head(&self) -> Option<(Key<'_>, &UrlSummary)>;
@@ -492,12 +526,11 @@ const OUT_CHUNK: usize = 1 << 16;
 
 /// k-way merge: the smallest head is taken next (a linear scan: there are
 /// few sources), merged with the heads of the same key in the other
-/// sources, and written; returns the number of rows written.
-fn merge_sources<S: SortedRows>(
+/// sources, and handed to `each`; returns the number of rows.
+fn merge_each<S: SortedRows>(
     mut sources: Vec<S>,
-    out: &mut dyn Write,
+    mut each: impl FnMut(Key<'_>, &UrlSummary) -> Result<(), MergeError>,
 ) -> Result<u64, MergeError> {
-    let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
     let mut written = 0u64;
     // The sources whose head has the smallest key.
     let mut same: Vec<usize> = Vec::with_capacity(sources.len());
@@ -531,28 +564,24 @@ fn merge_sources<S: SortedRows>(
             }
         }
         match &merged {
-            Some(s) => s.write_row(key.host, key.url, key.window, &mut buf),
+            Some(s) => each(key, s)?,
             None => {
                 if let Some((_, s)) = sources[same[0]].head() {
-                    s.write_row(key.host, key.url, key.window, &mut buf);
+                    each(key, s)?;
                 }
             }
         }
         written += 1;
-        if buf.len() >= OUT_CHUNK {
-            out.write_all(&buf).map_err(MergeError::Io)?;
-            buf.clear();
-        }
         for &i in &same {
             sources[i].advance()?;
         }
     }
-    out.write_all(&buf).map_err(MergeError::Io)?;
     Ok(written)
 }
 
-/// A spilled run being merged: its reader, the current line, its number,
-/// and the row read from it.
+/// A spilled run being merged: its reader, the current record's body (the
+/// binary form, [`UrlSummary::write_bin`]), its number, and the row read
+/// from it.
 struct Run {
     reader: BufReader<File>,
     line: Vec<u8>,
@@ -593,24 +622,13 @@ impl SortedRows for Run {
 
     /// Reads the run's next row, in key order.
     fn advance(&mut self) -> Result<(), MergeError> {
-        self.line.clear();
         self.head = None;
-        if self
-            .reader
-            .read_until(b'\n', &mut self.line)
-            .map_err(MergeError::Io)?
-            == 0
-        {
+        if !read_record(&mut self.reader, &mut self.line).map_err(MergeError::Io)? {
             return Ok(());
         }
         self.number += 1;
-        let row = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-        let (key, s) = UrlSummary::parse_row(row).map_err(|reason| {
-            MergeError::Row(SummaryFileError {
-                file: "(spilled run)".into(),
-                line: self.number,
-                reason,
-            })
+        let (key, s) = UrlSummary::read_bin(&self.line).ok_or_else(|| {
+            MergeError::Io(not_a_row(&format!("(spilled run), row {}", self.number)))
         })?;
         self.key.clear();
         self.key.extend_from_slice(key.host);
@@ -712,6 +730,63 @@ pub(crate) fn read_head(
         return Err(MergeError::Header { file: name.into() });
     }
     Ok((hints, number))
+}
+
+/// The form of a summary's rows after its head: the text of a summary
+/// file, or the binary form `canonurl mine` hands its own summary of logs
+/// to the miner in ([`UrlSummary::write_bin`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RowForm {
+    Text,
+    Binary,
+}
+
+/// Calls `each` with every row of a summary whose head ([`read_head`],
+/// `lines` of them) is read, its rows in `form`.
+pub(crate) fn for_each_row_in(
+    input: impl BufRead,
+    name: &str,
+    lines: u64,
+    form: RowForm,
+    mut each: impl FnMut(Key<'_>, UrlSummary) -> Result<(), MergeError>,
+) -> Result<(), MergeError> {
+    match form {
+        RowForm::Text => for_each_row_after(input, name, lines, each),
+        RowForm::Binary => {
+            let mut input = input;
+            let mut body = Vec::new();
+            let mut number = 0u64;
+            while read_record(&mut input, &mut body).map_err(MergeError::Io)? {
+                number += 1;
+                let (key, row) = UrlSummary::read_bin(&body)
+                    .ok_or_else(|| MergeError::Io(not_a_row(&format!("{name}, row {number}"))))?;
+                each(key, row)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Reads the body of the next record of the binary form into `body`
+/// (its length first: [`UrlSummary::write_bin`]); `false` at the end.
+fn read_record(input: &mut impl BufRead, body: &mut Vec<u8>) -> io::Result<bool> {
+    if input.fill_buf()?.is_empty() {
+        return Ok(false);
+    }
+    let mut len = [0u8; 4];
+    input.read_exact(&mut len)?;
+    body.resize(u32::from_le_bytes(len) as usize, 0);
+    input.read_exact(body)?;
+    Ok(true)
+}
+
+/// A record of the binary form that does not read as a row (which the
+/// program wrote itself, to a temporary file: a damaged file).
+fn not_a_row(place: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{place}: not a summary row in the binary form of temporary files"),
+    )
 }
 
 /// Calls `each` with every row of a summary file whose head
