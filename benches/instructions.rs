@@ -91,6 +91,14 @@ fn canonurl_rfc3986(urls: Vec<String>) -> (usize, Vec<String>) {
 #[bench::kasztp(args = ("kasztp"), setup = load)]
 #[bench::node_files(args = ("node_files"), setup = load)]
 #[bench::log_targets(args = (LOG_SET), setup = load)]
+fn canonurl_safe(urls: Vec<String>) -> (usize, Vec<String>) {
+    canonurl(urls, Profile::Safe)
+}
+
+#[library_benchmark]
+#[bench::kasztp(args = ("kasztp"), setup = load)]
+#[bench::node_files(args = ("node_files"), setup = load)]
+#[bench::log_targets(args = (LOG_SET), setup = load)]
 fn canonurl_aggressive(urls: Vec<String>) -> (usize, Vec<String>) {
     canonurl(urls, Profile::Aggressive)
 }
@@ -145,6 +153,7 @@ library_benchmark_group!(
     benchmarks = [
         canonurl_whatwg,
         canonurl_rfc3986,
+        canonurl_safe,
         canonurl_aggressive,
         ada,
         url,

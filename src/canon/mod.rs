@@ -571,8 +571,8 @@ impl Canonicalizer {
                 mode == Mode::Target && self.base.is_none() && input.first() == Some(&b'/');
             let rfc3986 = self.profile.normalizes_escapes();
             match fast::scan_canonical(input, rfc3986, origin) {
-                Some((parts, false)) => return self.fused_rules(input, &parts, out),
-                Some((parts, true)) => {
+                Some((parts, false, facts)) => return self.fused_rules(input, &parts, facts, out),
+                Some((parts, true, _)) => {
                     // Escapes to upper-case: copied, and the in-place rules.
                     let start = out.len();
                     fast::write_scanned(input, &parts, true, out);
@@ -676,12 +676,13 @@ impl Canonicalizer {
         &mut self,
         input: &[u8],
         parts: &Parts,
+        facts: fast::PathFacts,
         out: &mut Vec<u8>,
     ) -> Result<Canonical, Reject> {
         let start = out.len();
         let scratch = &mut self.rule_scratch;
         let plan = match &self.rules {
-            Some(set) => rules::fused::plan(set.global(), input, parts, scratch),
+            Some(set) => rules::fused::plan(set.global(), input, parts, facts, scratch),
             None => None,
         };
         let mut canonical = match plan {

@@ -17,9 +17,10 @@ use super::class::is_unreserved;
 use super::host::ends_in_a_number;
 use super::parts::{Parts, ABSENT};
 use super::simd::{
-    dispatch, find_path_run_with, find_with, CanonicalDomainStop, CanonicalFragmentStop,
-    CanonicalQueryStop, Chunk, InLineFragmentStop, InLineQueryStop, Job, Rfc3986FragmentStop,
-    Rfc3986PathStop, Rfc3986QueryStop, SpecialPathSet,
+    dispatch, find_path_run_with, find_rules_path_run_with, find_with, CanonicalDomainStop,
+    CanonicalFragmentStop, CanonicalQueryStop, Chunk, InLineFragmentStop, InLineQueryStop, Job,
+    Rfc3986FragmentStop, Rfc3986PathRulesStop, Rfc3986PathStop, Rfc3986QueryStop,
+    SpecialPathRulesStop, SpecialPathSet,
 };
 use crate::ascii::hex_value;
 
@@ -174,18 +175,38 @@ pub(crate) fn canonical_target_in_line_with<C: Chunk>(
 /// [`canonical_http`] and [`canonical_target`] without the copy, for the
 /// dedup rules, which write the URL with their edits made instead of
 /// copying it and editing it in place: where the components of `input` lie
-/// if it is a canonical URL (a request target when `target`), and whether
-/// its escapes have lower-case hex digits (see [`write_scanned`]). A job of
-/// its own ([`Scan`]), so that the profiles without rules keep theirs as it
-/// is.
+/// if it is a canonical URL (a request target when `target`), whether its
+/// escapes have lower-case hex digits (see [`write_scanned`]), and what the
+/// path rules need to know of its path ([`PathFacts`]), read by the same
+/// scan. A job of its own ([`Scan`]), so that the profiles without rules
+/// keep theirs as it is.
 #[inline]
-pub fn scan_canonical(input: &[u8], strict_escapes: bool, target: bool) -> Option<(Parts, bool)> {
-    let found = dispatch(Scan {
+pub fn scan_canonical(
+    input: &[u8],
+    strict_escapes: bool,
+    target: bool,
+) -> Option<(Parts, bool, PathFacts)> {
+    let found = dispatch(Scan::<true> {
         input,
         strict_escapes,
         target,
     })?;
-    Some((found.parts(input.len() as u32), found.lower_hex))
+    Some((
+        found.parts(input.len() as u32),
+        found.lower_hex,
+        found.facts,
+    ))
+}
+
+/// What the dedup rules' scan ([`scan_canonical`]) saw in a path, for the
+/// path rules, which then need not read the path again to know that they
+/// have nothing to do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PathFacts {
+    /// A `;` or `(`: where a session id can start (`session`).
+    pub session: bool,
+    /// Two `/` in a row (`duplicate-slashes`).
+    pub double_slash: bool,
 }
 
 /// Whether [`canonical_http`] (or [`canonical_target`] when `target`)
@@ -194,7 +215,7 @@ pub fn scan_canonical(input: &[u8], strict_escapes: bool, target: bool) -> Optio
 /// inputs from where they lie.
 #[inline]
 pub fn is_canonical(input: &[u8], strict_escapes: bool, target: bool) -> bool {
-    dispatch(IsCanonical(Scan {
+    dispatch(IsCanonical(Scan::<false> {
         input,
         strict_escapes,
         target,
@@ -294,6 +315,8 @@ struct Found {
     fragment_start: u32,
     /// An escape has lower-case hex digits (`strict_escapes` only).
     lower_hex: bool,
+    /// What the rules' scan saw in the path (nothing for the others).
+    facts: PathFacts,
 }
 
 impl Job for Fast<'_> {
@@ -306,9 +329,9 @@ impl Job for Fast<'_> {
             // canonical (in the generated combined log), and a copy taken
             // back costs more than the offsets' moves around a late one.
             let found = if self.strict_escapes {
-                target::<true, C>(chunk, self.input)
+                target::<true, false, C>(chunk, self.input)
             } else {
-                target::<false, C>(chunk, self.input)
+                target::<false, false, C>(chunk, self.input)
             }?;
             self.out.extend_from_slice(self.input);
             return Some(found.finish(self.input, &mut self.out[start..]));
@@ -321,9 +344,9 @@ impl Job for Fast<'_> {
         // One copy per profile: the escape checks are then decided at
         // compile time instead of at every `%` and every path run.
         let found = if self.strict_escapes {
-            http::<true, C>(chunk, self.input)
+            http::<true, false, C>(chunk, self.input)
         } else {
-            http::<false, C>(chunk, self.input)
+            http::<false, false, C>(chunk, self.input)
         };
         let Some(found) = found else {
             self.out.truncate(start);
@@ -407,22 +430,23 @@ impl Job for InLine<'_> {
     }
 }
 
-/// The fast path's scan alone, for [`scan_canonical`]: no copy.
-struct Scan<'a> {
+/// The fast path's scan alone, for [`scan_canonical`]: no copy. `RULES`:
+/// the path's [`PathFacts`] are found too.
+struct Scan<'a, const RULES: bool> {
     input: &'a [u8],
     strict_escapes: bool,
     target: bool,
 }
 
-impl Job for Scan<'_> {
+impl<const RULES: bool> Job for Scan<'_, RULES> {
     type Output = Option<Found>;
     #[inline(always)]
     fn run<C: Chunk>(self, chunk: C) -> Option<Found> {
         match (self.target, self.strict_escapes) {
-            (true, true) => target::<true, C>(chunk, self.input),
-            (true, false) => target::<false, C>(chunk, self.input),
-            (false, true) => http::<true, C>(chunk, self.input),
-            (false, false) => http::<false, C>(chunk, self.input),
+            (true, true) => target::<true, RULES, C>(chunk, self.input),
+            (true, false) => target::<false, RULES, C>(chunk, self.input),
+            (false, true) => http::<true, RULES, C>(chunk, self.input),
+            (false, false) => http::<false, RULES, C>(chunk, self.input),
         }
     }
 }
@@ -430,7 +454,7 @@ impl Job for Scan<'_> {
 /// [`Scan`] asked only whether the input is its own canonical form: a job
 /// of its own so that the answer comes back in a register, not as the
 /// offsets in memory (about 11 instructions a line in the plain pipe).
-struct IsCanonical<'a>(Scan<'a>);
+struct IsCanonical<'a>(Scan<'a, false>);
 
 impl Job for IsCanonical<'_> {
     type Output = bool;
@@ -441,7 +465,7 @@ impl Job for IsCanonical<'_> {
 }
 
 #[inline(always)]
-fn http<const STRICT: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Found> {
+fn http<const STRICT: bool, const RULES: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Found> {
     let (scheme_end, default_port, file) = if input.starts_with(b"https://") {
         (5usize, 443u32, false)
     } else if input.starts_with(b"http://") {
@@ -496,8 +520,8 @@ fn http<const STRICT: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Found> {
         }
     }
     let path_start = i;
-    let (query_start, fragment_start, lower_hex, _) =
-        path_query_fragment::<STRICT, false, C>(chunk, input, i)?;
+    let (query_start, fragment_start, lower_hex, _, facts) =
+        path_query_fragment::<STRICT, false, RULES, C>(chunk, input, i)?;
     Some(Found {
         scheme_end: scheme_end as u32,
         host_end: host_end as u32,
@@ -506,17 +530,21 @@ fn http<const STRICT: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Found> {
         query_start,
         fragment_start,
         lower_hex,
+        facts,
     })
 }
 
 #[inline(always)]
-fn target<const STRICT: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Found> {
+fn target<const STRICT: bool, const RULES: bool, C: Chunk>(
+    chunk: C,
+    input: &[u8],
+) -> Option<Found> {
     if input.first() != Some(&b'/') {
         return None;
     }
-    Some(target_found(path_query_fragment::<STRICT, false, C>(
-        chunk, input, 0,
-    )?))
+    Some(target_found(
+        path_query_fragment::<STRICT, false, RULES, C>(chunk, input, 0)?,
+    ))
 }
 
 /// [`target`] for a target that lies in a line and ends at the first space
@@ -526,13 +554,15 @@ fn target_in_line<const STRICT: bool, C: Chunk>(chunk: C, line: &[u8]) -> Option
     if line.first() != Some(&b'/') {
         return None;
     }
-    let found = path_query_fragment::<STRICT, true, C>(chunk, line, 0)?;
+    let found = path_query_fragment::<STRICT, true, false, C>(chunk, line, 0)?;
     Some((target_found(found), found.3))
 }
 
 /// A target's offsets from what [`path_query_fragment`] returned.
 #[inline(always)]
-fn target_found((query_start, fragment_start, lower_hex, _): (u32, u32, bool, usize)) -> Found {
+fn target_found(
+    (query_start, fragment_start, lower_hex, _, facts): (u32, u32, bool, usize, PathFacts),
+) -> Found {
     Found {
         scheme_end: ABSENT,
         host_end: ABSENT,
@@ -541,6 +571,7 @@ fn target_found((query_start, fragment_start, lower_hex, _): (u32, u32, bool, us
         query_start,
         fragment_start,
         lower_hex,
+        facts,
     }
 }
 
@@ -554,31 +585,49 @@ fn target_found((query_start, fragment_start, lower_hex, _): (u32, u32, bool, us
 /// starts the logger's escape (the strict sets stop at it already, the
 /// others are swapped for ones that do). A byte after that space can only
 /// make an escape or dot-segment check fail, as the end of the input would.
+/// `RULES`: the scan also stops at `;`, `(` and the second `/` of `//` in
+/// the path, notes them in the [`PathFacts`] returned last, and goes on.
 ///
 /// Always inlined: with two callers the compiler stopped inlining it, and the
 /// call (register saves, its constants loaded again) cost about 57
 /// instructions per URL on `kasztp.txt` (`benches/instructions.sh`).
 #[inline(always)]
-fn path_query_fragment<const STRICT: bool, const IN_LINE: bool, C: Chunk>(
+fn path_query_fragment<const STRICT: bool, const IN_LINE: bool, const RULES: bool, C: Chunk>(
     chunk: C,
     input: &[u8],
     mut i: usize,
-) -> Option<(u32, u32, bool, usize)> {
+) -> Option<(u32, u32, bool, usize, PathFacts)> {
     let len = input.len();
     let mut lower = false;
+    let mut facts = PathFacts::default();
     i += 1;
     loop {
         // Stops at a byte to escape, `\`, `?`, `#`, and at a `.` or `%` that
         // starts a segment (`%` everywhere when escapes are checked, and the
         // bytes RFC 3986 excludes that the URL Standard leaves: `[ ] |`).
-        i = if STRICT {
-            find_path_run_with::<Rfc3986PathStop, C>(chunk, input, i, usize::MAX)
-        } else {
-            find_path_run_with::<SpecialPathSet, C>(chunk, input, i, usize::MAX)
+        i = match (STRICT, RULES) {
+            (true, false) => find_path_run_with::<Rfc3986PathStop, C>(chunk, input, i, usize::MAX),
+            (false, false) => find_path_run_with::<SpecialPathSet, C>(chunk, input, i, usize::MAX),
+            (true, true) => {
+                find_rules_path_run_with::<Rfc3986PathRulesStop, C>(chunk, input, i, usize::MAX)
+            }
+            (false, true) => {
+                find_rules_path_run_with::<SpecialPathRulesStop, C>(chunk, input, i, usize::MAX)
+            }
         };
         let Some(&b) = input.get(i) else { break };
         let starts_segment = input[i - 1] == b'/';
         match b {
+            // Only the rules' sets stop at these: noted, and the scan goes
+            // on (a `/` is the second of `//`).
+            b';' | b'(' if RULES => {
+                facts.session = true;
+                i += 1;
+            }
+            b'/' if RULES => {
+                facts.double_slash = true;
+                i += 1;
+            }
             // "." or "%2e" right after "/" may start a dot segment.
             b'.' if starts_segment => return None,
             b'%' if starts_segment
@@ -642,7 +691,7 @@ fn path_query_fragment<const STRICT: bool, const IN_LINE: bool, C: Chunk>(
         // No space: the line ends inside the request.
         return None;
     }
-    Some((query_start, fragment_start, lower, i))
+    Some((query_start, fragment_start, lower, i, facts))
 }
 
 #[cfg(test)]

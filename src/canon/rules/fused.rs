@@ -17,6 +17,7 @@
 
 use super::apply::{is_web, Scratch};
 use super::{host, path, query, Config, Rule, RuleMask, RuleSet, TrailingSlash};
+use crate::url::fast::PathFacts;
 use crate::url::parts::{Parts, ABSENT};
 
 /// Whether `set` takes the fused way: one configuration for every URL, and
@@ -52,10 +53,17 @@ pub(crate) struct Plan {
 }
 
 /// The rules of `cfg` on `input`, a URL the fast path took with `parts`
-/// (canonical as it stands: no escape's hex to upper-case), decided on the
-/// input: `None` when they would rewrite more than [`Plan`] writes.
+/// (canonical as it stands: no escape's hex to upper-case) and `facts`,
+/// decided on the input: `None` when they would rewrite more than [`Plan`]
+/// writes.
 #[inline]
-pub(crate) fn plan(cfg: &Config, input: &[u8], parts: &Parts, s: &mut Scratch) -> Option<Plan> {
+pub(crate) fn plan(
+    cfg: &Config,
+    input: &[u8],
+    parts: &Parts,
+    facts: PathFacts,
+    s: &mut Scratch,
+) -> Option<Plan> {
     let on = cfg.enabled;
     let mut fired = RuleMask::NONE;
     let mut end = parts.len;
@@ -79,7 +87,14 @@ pub(crate) fn plan(cfg: &Config, input: &[u8], parts: &Parts, s: &mut Scratch) -
     // general parser by the fast path.
     debug_assert_eq!(parts.username_start, parts.host_start);
     let ps = parts.path_start;
-    let (kept, slash) = path::plan(cfg, input, (ps as usize, pe as usize), s, &mut plan.fired)?;
+    let (kept, slash) = path::plan(
+        cfg,
+        input,
+        (ps as usize, pe as usize),
+        facts,
+        s,
+        &mut plan.fired,
+    )?;
     plan.path_cut = ps + kept as u32;
     plan.slash = slash;
     if parts.query_start != ABSENT {

@@ -4,13 +4,16 @@
 //!
 //! The segment rules need a pass over the path's segments, and only a path
 //! holding what they look for (`;`, `(`, `//`, an upper-case letter) takes
-//! it: one scan of sixteen bytes a step answers for all of them. The last
+//! it: one scan of sixteen bytes a step answers for all of them. For a URL
+//! the fused rules take, the canonicalizer's own scan has answered already
+//! (`fast::PathFacts`), and the path is not read again for them. The last
 //! segment's rules (index file, trailing slash) look only at the bytes after
 //! the last `/`, and edit the path where it is.
 
 use super::apply::{InPlace, Scratch};
 use super::{Config, Rule, RuleMask, TrailingSlash};
 use crate::ascii;
+use crate::url::fast::PathFacts;
 use crate::url::parser::{is_double_dot, is_single_dot};
 use crate::url::simd::{find, members, ByteSet};
 
@@ -89,70 +92,6 @@ fn scan(path: &[u8]) -> Found {
     found
 }
 
-/// Whether the path `input[ps..pe]` holds a byte of `S`, read sixteen
-/// bytes a step where it lies, as [`scan_within`] reads it (a path shorter
-/// than sixteen bytes is not left to a byte loop, as `find` leaves it).
-/// For a path that ends at sixteen bytes or more.
-#[inline]
-fn any_within<S: ByteSet>(input: &[u8], ps: usize, pe: usize) -> bool {
-    let chunk = |at: usize| -> &[u8; 16] { input[at..at + 16].try_into().expect("16 bytes") };
-    let mut at = ps;
-    while at + 16 <= pe {
-        if members::<S>(chunk(at)) != 0 {
-            return true;
-        }
-        at += 16;
-    }
-    let from = pe - 16;
-    at < pe && members::<S>(chunk(from)) & (0xFFFF << ps.saturating_sub(from) & 0xFFFF) != 0
-}
-
-/// [`scan`] of the path `input[ps..pe]`, read where it lies: the last
-/// sixteen bytes end at `pe` and overlap what was read before them (bytes
-/// before `ps` are dropped), so the rest of the path is not copied. For a
-/// path that ends at sixteen bytes or more; `last_segment` is relative to
-/// `ps`.
-#[inline]
-fn scan_within(input: &[u8], ps: usize, pe: usize) -> Found {
-    let chunk = |at: usize| -> &[u8; 16] { input[at..at + 16].try_into().expect("16 bytes") };
-    let mut found = Found::default();
-    let (mut session, mut double, mut carry) = (0u32, 0u32, 0u32);
-    // The last `/` and the dots after it, by their bit in the chunk at `at`.
-    let mut last = |at: usize, slashes: u32, dots: u32| {
-        if slashes != 0 {
-            let k = 31 - slashes.leading_zeros();
-            found.last_segment = at + k as usize + 1 - ps;
-            found.dot = dots >> k != 0;
-        } else {
-            found.dot |= dots != 0;
-        }
-    };
-    let mut at = ps;
-    while at + 16 <= pe {
-        let c = chunk(at);
-        session |= members::<SessionStart>(c);
-        let slashes = members::<Slash>(c);
-        double |= slashes & (slashes << 1 | carry);
-        carry = slashes >> 15;
-        last(at, slashes, members::<Dot>(c));
-        at += 16;
-    }
-    if at < pe {
-        // `pe >= 16`: the chunk ending at `pe` holds the byte before `at`,
-        // so a `//` across the boundary is seen without a carry.
-        let from = pe - 16;
-        let path = 0xFFFFu32 << ps.saturating_sub(from) & 0xFFFF;
-        let c = chunk(from);
-        session |= members::<SessionStart>(c) & path;
-        let slashes = members::<Slash>(c) & path;
-        double |= slashes & slashes << 1;
-        last(from, slashes, members::<Dot>(c) & path);
-    }
-    found.session = session != 0;
-    found.double_slash = double != 0;
-    found
-}
-
 /// Runs the path rules of `cfg` on `url`'s path.
 #[inline]
 pub(crate) fn apply(cfg: &Config, url: &mut InPlace<'_>, s: &mut Scratch, fired: &mut RuleMask) {
@@ -204,45 +143,35 @@ pub(crate) fn apply(cfg: &Config, url: &mut InPlace<'_>, s: &mut Scratch, fired:
 /// (`session`, `duplicate-slashes`): [`apply`] and [`add_slash`] then run
 /// them. The same decisions as those two, for a `cfg` with neither
 /// `lowercase-path` nor `trailing-slash=remove` (which the fused rules
-/// leave to them).
+/// leave to them). `facts`: what the scan that took the URL saw in the
+/// path (`fast::scan_canonical`), so that the path is read again only when
+/// a segment rule may fire, and then its last segment only.
 #[inline]
 pub(crate) fn plan(
     cfg: &Config,
     input: &[u8],
     (ps, pe): (usize, usize),
+    facts: PathFacts,
     s: &mut Scratch,
     fired: &mut RuleMask,
 ) -> Option<(usize, bool)> {
     let on = cfg.enabled;
     let path = &input[ps..pe];
     debug_assert!(!on.has(Rule::LowercasePath) && path.first() == Some(&b'/'));
-    if on.0 & SCAN_RULES.0 == 0 {
-        // As in `apply`: only `session`.
-        let session = if pe >= 16 {
-            any_within::<SessionStart>(input, ps, pe)
-        } else {
-            find::<SessionStart>(path, 0) < path.len()
-        };
-        if on.has(Rule::Session) && session && rewrites_segments(on, path, s) {
-            return None;
-        }
-        return Some((path.len(), false));
-    }
-    let found = if pe >= 16 {
-        scan_within(input, ps, pe)
-    } else {
-        scan(path)
-    };
-    if ((on.has(Rule::Session) && found.session)
-        || (on.has(Rule::DuplicateSlashes) && found.double_slash))
+    if ((on.has(Rule::Session) && facts.session)
+        || (on.has(Rule::DuplicateSlashes) && facts.double_slash))
         && rewrites_segments(on, path, s)
     {
         return None;
     }
+    if on.0 & LAST_SEGMENT_RULES.0 == 0 {
+        return Some((path.len(), false));
+    }
+    let (seg, dot) = last_segment_within(input, ps, pe);
     let mut kept = path.len();
-    let mut last = (path.len() - found.last_segment, found.dot);
-    if on.has(Rule::IndexFile) && last.0 > 0 && cfg.is_index_file(&path[found.last_segment..]) {
-        kept = found.last_segment;
+    let mut last = (path.len() - seg, dot);
+    if on.has(Rule::IndexFile) && last.0 > 0 && cfg.is_index_file(&path[seg..]) {
+        kept = seg;
         last = (0, false);
         fired.insert(Rule::IndexFile);
     }
@@ -254,6 +183,36 @@ pub(crate) fn plan(
         fired.insert(Rule::TrailingSlash);
     }
     Some((kept, slash))
+}
+
+/// [`last_segment_of`] the path `input[ps..pe]` (which starts with `/`),
+/// read from its end sixteen bytes a step where it lies: where its last
+/// segment starts (relative to `ps`) and whether that holds a `.`. Most
+/// last segments are found in the first step.
+#[inline]
+fn last_segment_within(input: &[u8], ps: usize, pe: usize) -> (usize, bool) {
+    if input.len() < 16 {
+        return last_segment_of(&input[ps..pe]);
+    }
+    let mut dot = false;
+    let mut end = pe;
+    loop {
+        // The sixteen bytes that end at `end`, or the first sixteen; the
+        // lanes of the path before `end` that were not read yet.
+        let from = end.saturating_sub(16);
+        let chunk: &[u8; 16] = input[from..from + 16].try_into().expect("16 bytes");
+        let lanes = ((1u32 << (end - from)) - 1) & !((1u32 << ps.saturating_sub(from)) - 1);
+        let slashes = members::<Slash>(chunk) & lanes;
+        let dots = members::<Dot>(chunk) & lanes;
+        if slashes != 0 {
+            let k = 31 - slashes.leading_zeros();
+            return (from + k as usize + 1 - ps, dot || dots >> k != 0);
+        }
+        dot |= dots != 0;
+        // The path starts with `/`: a step that holds `ps` found one.
+        debug_assert!(from > ps);
+        end = from;
+    }
 }
 
 /// Whether the segment pass of the rules `on` changes `path`.
@@ -578,24 +537,28 @@ mod tests {
         }
     }
 
-    /// [`scan_within`] against [`scan`], on paths of every length at
-    /// every offset of a longer input (so with bytes before the path that
-    /// the last chunk must drop, `/` among them).
+    /// [`last_segment_within`] against [`last_segment_of`], on paths of
+    /// every length at every offset of a longer input (bytes before the
+    /// path, `/` and `.` among them, must not count).
     #[test]
-    fn scan_within_matches_scan() {
+    fn last_segment_within_matches_a_byte_loop() {
         let mut input = Vec::new();
+        let mut checked = 0;
         for n in 0..20_000u32 {
-            let len = 16 + (n % 40) as usize;
-            generated(n, len, 11, &mut input);
+            let len = 1 + (n % 60) as usize;
+            generated(n, len, 13, &mut input);
             let ps = (n as usize / 7) % len;
-            for pe in ps.max(16)..=len {
-                let want = scan(&input[ps..pe]);
-                let got = scan_within(&input, ps, pe);
+            // A path starts with `/`.
+            input[ps] = b'/';
+            for pe in ps + 1..=len {
+                let want = last_segment_of(&input[ps..pe]);
+                let got = last_segment_within(&input, ps, pe);
                 assert_eq!(got, want, "{} {ps}..{pe}", input.escape_ascii());
-                let session = any_within::<SessionStart>(&input, ps, pe);
-                assert_eq!(session, want.session, "{} {ps}..{pe}", input.escape_ascii());
+                checked += usize::from(pe - ps - want.0 > 16);
             }
         }
+        // Last segments longer than one step were among them.
+        assert!(checked > 100, "{checked}");
     }
 
     #[test]
