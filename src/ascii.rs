@@ -38,6 +38,13 @@ pub fn is_decimal(s: &[u8]) -> bool {
     !s.is_empty() && s.iter().all(u8::is_ascii_digit)
 }
 
+/// Whether `line` is blank: only spaces and tabs, or nothing (the lines
+/// that every log format skips as [`Skip::EmptyLine`](crate::log::Skip)).
+#[inline]
+pub fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|&b| b == b' ' || b == b'\t')
+}
+
 /// Whether `s` starts with `prefix`, ASCII case-insensitively.
 #[inline]
 pub fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
