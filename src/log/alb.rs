@@ -34,7 +34,7 @@ impl LogReader for AlbExtractor {
 
     /// Reads one line (without its line end).
     fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         let first = &line[..memchr(b' ', line).unwrap_or(line.len())];

@@ -50,7 +50,7 @@ impl LogReader for ClfExtractor {
         let whole = line;
         let mut line = line;
         let mut base = 0; // offset of `line` in the caller's line, for error offsets
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         // Exports that wrap each record in quotes (`is_wrapped`).

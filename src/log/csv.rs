@@ -14,6 +14,7 @@ use super::json::JsonPaths;
 use super::{
     Extract, Extracted, Field, HeaderLine, Line, LineError, LogFormat, LogReader, Scheme, Skip,
 };
+use crate::ascii;
 
 /// Column roles, in `--columns` order.
 const URL: usize = 0;
@@ -298,7 +299,7 @@ impl LogReader for CsvExtractor {
             Some(rest) => (rest, BOM.len()),
             None => (line, 0),
         };
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         if !self.has_layout {

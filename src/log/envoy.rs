@@ -30,6 +30,7 @@ use super::fields::{Field as Span, Fields};
 use super::info::{without_port, At};
 use super::json::JsonPaths;
 use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Skip};
+use crate::ascii;
 
 /// Fields noted per line when the record's other fields are wanted: Istio's
 /// default has 22.
@@ -59,7 +60,7 @@ impl LogReader for EnvoyExtractor {
 
     /// Reads one line (without its line end).
     fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         if !starts_like_envoy(line) {

@@ -20,6 +20,7 @@ use memchr::{memchr, memchr2, memmem, memrchr};
 
 use super::info::{At, Info};
 use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Scheme, Skip};
+use crate::ascii;
 
 /// Where the fields of a record are in a JSON access log (one object per
 /// line), as dotted paths into the object (`"request.uri"`). Each path may
@@ -599,14 +600,7 @@ impl SchemeValue {
         if value.eq_ignore_ascii_case(b"off") {
             return Some(SchemeValue::Scheme(Scheme::Http));
         }
-        if value.is_empty() || value.len() > 5 || !value.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(value)
-            .ok()?
-            .parse()
-            .ok()
-            .map(SchemeValue::Port)
+        ascii::parse_port(value).map(SchemeValue::Port)
     }
 }
 

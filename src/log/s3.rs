@@ -36,6 +36,7 @@ use super::escape::{split_request, Request};
 use super::fields::{Field as Span, Fields};
 use super::json::JsonPaths;
 use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Scheme, Skip};
+use crate::ascii;
 
 /// Positions of the fields read.
 const BUCKET: usize = 1;
@@ -75,7 +76,7 @@ impl LogReader for S3Extractor {
 
     /// Reads one line (without its line end).
     fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         let mut at = [None::<Span>; READ];

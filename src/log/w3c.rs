@@ -232,7 +232,7 @@ impl LogReader for W3cExtractor {
             Some(rest) => (rest, BOM.len()),
             None => (line, 0),
         };
-        if line.iter().all(|&b| is_sep(b)) {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         if line[0] == b'#' {

@@ -156,7 +156,7 @@ impl LogReader for ZeekExtractor {
 
     /// Processes one line (without its line end); see the [module docs](self).
     fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         if line[0] == b'#' {
