@@ -1,6 +1,6 @@
 //! Guessing the format of a log from its first lines (`-f auto`).
 //!
-//! The readers' tests come from the registry (see `registry.rs`): a header
+//! The readers' tests come from the registry (`log/mod.rs`): a header
 //! line that only one format writes (a known CSV header row, Zeek's
 //! `#fields`, W3C's `#Fields:`) decides at once; any other sampled line
 //! votes for the most specific shape it has (JSON, load balancer, HAProxy,

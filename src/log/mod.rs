@@ -1,6 +1,6 @@
 //! Records: from one log line to the parts of one request URL.
 //!
-//! Each log format has a reader (`src/log/registry.rs` lists them) that
+//! Each log format has a reader (the list at the end of this file) that
 //! reads one line (without its line end) and writes what it found into an
 //! [`Extracted`], undoing the logger's escaping on the way (Apache `\"` `\\`
 //! `\xhh`, nginx `\xHH`, HAProxy `#XX`, JSON string escapes, CloudFront's
@@ -320,9 +320,6 @@ pub enum Line {
     Error(LineError, usize),
 }
 
-pub(crate) mod json;
-pub(crate) mod w3c;
-
 impl LogFormat {
     /// True for formats whose meaning of a line depends on an earlier header
     /// line (`#Fields:`), which must be carried from chunk to chunk.
@@ -375,29 +372,84 @@ impl std::str::FromStr for LogFormat {
     }
 }
 
-pub(crate) mod alb;
-pub(crate) mod clf;
-pub(crate) mod csv;
 pub mod detect;
-pub(crate) mod envoy;
 pub(crate) mod escape;
 pub(crate) mod fields;
-pub(crate) mod haproxy;
 pub(crate) mod info;
-pub(crate) mod plain;
 mod record;
 mod registry;
-pub(crate) mod s3;
-pub(crate) mod squid;
 mod target;
-pub(crate) mod zeek;
 
 pub use csv::CsvColumns;
 pub use info::{RecordColumn, RecordFilter};
 pub use json::{JsonPaths, JsonPreset};
 pub(crate) use record::Extract;
 pub use record::RecordReader;
-pub use registry::LogFormat;
-pub(crate) use registry::{LogReader, Tally, DETECTORS};
+pub(crate) use registry::{LogReader, Tally};
 pub(crate) use target::request_url_of;
 pub use target::{base_prefix, request_url, RequestTarget, RequestUrl};
+
+// The registered readers (module and type: the module is declared here),
+// each with the formats it reads (their `-f` names and help), in the order
+// of `LogFormat::ALL` and of `-f`'s help. A new format is a file and an
+// entry here (see `registry.rs`). For
+// `-f auto`, `rank` is the reader's place in the detection order (its
+// `decides` test is tried in that order, and a tie of votes goes to the
+// lower rank), and `score` says which shape a line with several gets (the
+// highest: the most specific shape; 0 for readers that do not vote).
+registry::formats! {
+    /// A `plain` line is its own target.
+    Plain(plain::PlainReader) { rank: 8, score: 1 } => [
+        /// One URL or request target per line.
+        Plain = "plain",
+    ],
+    Clf(clf::ClfExtractor) { rank: 7, score: 2 } => [
+        /// Apache/nginx common log format (`%h %l %u %t "%r" %>s %b`).
+        Common = "common",
+        /// Apache/nginx combined: common plus `"%{Referer}i" "%{User-agent}i"`.
+        Combined = "combined",
+        /// Combined or common with a virtual-host prefix (`%v:%p` or `%v`).
+        Vhost = "vhost",
+    ],
+    W3c(w3c::W3cExtractor) { rank: 3, score: 0 } => [
+        /// W3C extended log (IIS and others), columns from `#Fields:`.
+        W3c = "w3c",
+        /// Amazon CloudFront standard log (W3C, tab separated, percent-encoded values).
+        Cloudfront = "cloudfront",
+    ],
+    Alb(alb::AlbExtractor) { rank: 5, score: 7 } => [
+        /// AWS Application/Classic Load Balancer access log.
+        Alb = "alb",
+    ],
+    Json(json::JsonExtractor) { rank: 4, score: 8 } => [
+        /// One JSON object per line (nginx JSON, Caddy, Traefik, cloud and CDN
+        /// logs, Zeek, or given field paths).
+        Json = "json",
+    ],
+    Haproxy(haproxy::HaproxyExtractor) { rank: 6, score: 6 } => [
+        /// HAProxy HTTP log, usually with a syslog prefix.
+        Haproxy = "haproxy",
+    ],
+    S3(s3::S3Extractor) { rank: 9, score: 3 } => [
+        /// Amazon S3 server access log (host from the logged Host header or the bucket).
+        S3 = "s3",
+    ],
+    Squid(squid::SquidExtractor) { rank: 10, score: 5 } => [
+        /// Squid native access log (absolute URL in field 7).
+        Squid = "squid",
+    ],
+    Envoy(envoy::EnvoyExtractor) { rank: 11, score: 4 } => [
+        /// Envoy's or Istio's default access log (authority from `%REQ(:AUTHORITY)%`).
+        Envoy = "envoy",
+    ],
+    Zeek(zeek::ZeekExtractor) { rank: 2, score: 0 } => [
+        /// Zeek (Bro) `http.log`, TSV with `#fields` headers.
+        Zeek = "zeek",
+    ],
+    Csv(csv::CsvExtractor) { rank: 1, score: 0 } => [
+        /// Comma-separated values with a header row; columns by name (`--columns`).
+        Csv = "csv",
+        /// Tab-separated values with a header row; columns by name (`--columns`).
+        Tsv = "tsv",
+    ],
+}

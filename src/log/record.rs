@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::csv::CsvColumns;
 use super::json::JsonPaths;
-use super::registry::Reader;
+use super::Reader;
 use super::{Extracted, Field, Line, LogFormat};
 
 /// Reads the lines of one input of a given [`LogFormat`] into [`Extracted`]

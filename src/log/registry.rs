@@ -1,10 +1,10 @@
 //! The log formats: the [`LogReader`] trait that a format's reader
-//! implements, and the one list that registers each reader with the
-//! formats it reads.
+//! implements, and the [`formats!`] macro that turns the one list of
+//! readers and their formats (at the end of `src/log/mod.rs`) into what
+//! enumerates them.
 //!
-//! Everything that enumerates the formats comes from that list (the
-//! [`registry!`] invocation at the end of this file): the [`LogFormat`] enum
-//! with its `-f` names and help, [`LogFormat::ALL`] (and so the README's
+//! Everything that enumerates the formats comes from that list: the reader
+//! modules' declarations, the [`LogFormat`] enum with its `-f` names and help, [`LogFormat::ALL`] (and so the README's
 //! formats table, which `tests/readme.rs` checks against it), the header
 //! lines each format carries between pieces, the reader
 //! [`RecordReader::new`](super::RecordReader::new) builds, the `match` that
@@ -14,10 +14,10 @@
 //!
 //! A new format is one file in `src/log/` with a type implementing
 //! [`LogReader`], and one entry in the list (see the test at the end of
-//! this file for the smallest one).
+//! this file for the smallest reader).
 
 use super::json::JsonPaths;
-use super::{Extract, Extracted, Field, HeaderLine, Line};
+use super::{Extract, Extracted, Field, HeaderLine, Line, LogFormat};
 
 /// A log format's reader: one line at a time into an [`Extracted`], and
 /// what the rest of the crate needs to know of its formats.
@@ -138,13 +138,15 @@ pub(crate) struct Detector {
 
 /// Generates, from the list of readers and their formats, everything that
 /// enumerates the formats (see the [module docs](self)).
-macro_rules! registry {
+macro_rules! formats {
     ($(
         $(#[doc = $reader_doc:literal])*
-        $reader:ident($ty:ty) { rank: $rank:literal, score: $score:literal } => [
+        $reader:ident($module:ident::$ty:ident) { rank: $rank:literal, score: $score:literal } => [
             $( $(#[doc = $doc:literal])* $format:ident = $name:literal ),+ $(,)?
         ]
     ),+ $(,)?) => {
+        $(pub(crate) mod $module;)+
+
         /// A log format (`-f/--log-format`). `auto` is not a format: it is
         /// the choice to [`detect`](crate::log) one per input.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -173,9 +175,9 @@ macro_rules! registry {
 
             /// How to find the format's header lines, for formats whose lines
             /// depend on an earlier one (W3C's `#Fields:`); `None` for the others.
-            pub(crate) fn header_line(self) -> Option<HeaderLine> {
+            pub(crate) fn header_line(self) -> Option<$crate::log::HeaderLine> {
                 match self {
-                    $($(LogFormat::$format)|+ => <$ty as LogReader>::HEADER_LINE,)+
+                    $($(LogFormat::$format)|+ => <$module::$ty as $crate::log::registry::LogReader>::HEADER_LINE,)+
                 }
             }
         }
@@ -183,130 +185,74 @@ macro_rules! registry {
         /// One format's reader.
         #[derive(Debug)]
         pub(crate) enum Reader {
-            $($(#[doc = $reader_doc])* $reader($ty),)+
+            $($(#[doc = $reader_doc])* $reader($module::$ty),)+
         }
 
         impl Reader {
             /// The reader of `format`.
-            pub(crate) fn new(format: LogFormat, json_paths: Option<JsonPaths>) -> Reader {
+            pub(crate) fn new(format: LogFormat, json_paths: Option<$crate::log::JsonPaths>) -> Reader {
                 match format {
                     $($(LogFormat::$format)|+ => {
-                        Reader::$reader(<$ty as LogReader>::new(format, json_paths))
+                        Reader::$reader(<$module::$ty as $crate::log::registry::LogReader>::new(format, json_paths))
                     })+
                 }
             }
 
             /// Reads one line (without its line end) into `out`.
             #[inline]
-            pub(crate) fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
+            pub(crate) fn read(
+                &mut self,
+                line: &[u8],
+                field: $crate::log::Field,
+                out: &mut $crate::log::Extracted,
+            ) -> $crate::log::Line {
                 match self {
-                    $(Reader::$reader(x) => x.extract(line, field, out),)+
+                    $(Reader::$reader(x) => $crate::log::Extract::extract(x, line, field, out),)+
                 }
             }
 
             /// See [`LogReader::header`].
             pub(crate) fn header(&mut self, line: &[u8]) {
                 match self {
-                    $(Reader::$reader(x) => x.header(line),)+
+                    $(Reader::$reader(x) => $crate::log::registry::LogReader::header(x, line),)+
                 }
             }
 
             /// See [`LogReader::lend_targets`].
             pub(crate) fn lend_targets(&mut self) {
                 match self {
-                    $(Reader::$reader(x) => x.lend_targets(),)+
+                    $(Reader::$reader(x) => $crate::log::registry::LogReader::lend_targets(x),)+
                 }
             }
         }
 
         /// Each reader's part in `-f auto`, in registry order.
-        pub(crate) const DETECTORS: [Detector; [$(stringify!($reader),)+].len()] = [$(
-            Detector {
+        pub(crate) const DETECTORS: [$crate::log::registry::Detector; [$(stringify!($reader),)+].len()] = [$(
+            $crate::log::registry::Detector {
                 rank: $rank,
                 score: $score,
-                decides: <$ty as LogReader>::decides,
-                shape: <$ty as LogReader>::shape,
+                decides: <$module::$ty as $crate::log::registry::LogReader>::decides,
+                shape: <$module::$ty as $crate::log::registry::LogReader>::shape,
                 voted: |tally| {
-                    <$ty as LogReader>::voted(tally).unwrap_or([$(LogFormat::$format,)+][0])
+                    <$module::$ty as $crate::log::registry::LogReader>::voted(tally).unwrap_or([$(LogFormat::$format,)+][0])
                 },
             },
         )+];
     };
 }
-
-// The registered readers, each with the formats it reads (their `-f` names
-// and help), in the order of `LogFormat::ALL` and of `-f`'s help. For
-// `-f auto`, `rank` is the reader's place in the detection order (its
-// `decides` test is tried in that order, and a tie of votes goes to the
-// lower rank), and `score` says which shape a line with several gets (the
-// highest: the most specific shape; 0 for readers that do not vote).
-registry! {
-    /// A `plain` line is its own target.
-    Plain(super::plain::PlainReader) { rank: 8, score: 1 } => [
-        /// One URL or request target per line.
-        Plain = "plain",
-    ],
-    Clf(super::clf::ClfExtractor) { rank: 7, score: 2 } => [
-        /// Apache/nginx common log format (`%h %l %u %t "%r" %>s %b`).
-        Common = "common",
-        /// Apache/nginx combined: common plus `"%{Referer}i" "%{User-agent}i"`.
-        Combined = "combined",
-        /// Combined or common with a virtual-host prefix (`%v:%p` or `%v`).
-        Vhost = "vhost",
-    ],
-    W3c(super::w3c::W3cExtractor) { rank: 3, score: 0 } => [
-        /// W3C extended log (IIS and others), columns from `#Fields:`.
-        W3c = "w3c",
-        /// Amazon CloudFront standard log (W3C, tab separated, percent-encoded values).
-        Cloudfront = "cloudfront",
-    ],
-    Alb(super::alb::AlbExtractor) { rank: 5, score: 7 } => [
-        /// AWS Application/Classic Load Balancer access log.
-        Alb = "alb",
-    ],
-    Json(super::json::JsonExtractor) { rank: 4, score: 8 } => [
-        /// One JSON object per line (nginx JSON, Caddy, Traefik, cloud and CDN
-        /// logs, Zeek, or given field paths).
-        Json = "json",
-    ],
-    Haproxy(super::haproxy::HaproxyExtractor) { rank: 6, score: 6 } => [
-        /// HAProxy HTTP log, usually with a syslog prefix.
-        Haproxy = "haproxy",
-    ],
-    S3(super::s3::S3Extractor) { rank: 9, score: 3 } => [
-        /// Amazon S3 server access log (host from the logged Host header or the bucket).
-        S3 = "s3",
-    ],
-    Squid(super::squid::SquidExtractor) { rank: 10, score: 5 } => [
-        /// Squid native access log (absolute URL in field 7).
-        Squid = "squid",
-    ],
-    Envoy(super::envoy::EnvoyExtractor) { rank: 11, score: 4 } => [
-        /// Envoy's or Istio's default access log (authority from `%REQ(:AUTHORITY)%`).
-        Envoy = "envoy",
-    ],
-    Zeek(super::zeek::ZeekExtractor) { rank: 2, score: 0 } => [
-        /// Zeek (Bro) `http.log`, TSV with `#fields` headers.
-        Zeek = "zeek",
-    ],
-    Csv(super::csv::CsvExtractor) { rank: 1, score: 0 } => [
-        /// Comma-separated values with a header row; columns by name (`--columns`).
-        Csv = "csv",
-        /// Tab-separated values with a header row; columns by name (`--columns`).
-        Tsv = "tsv",
-    ],
-}
+pub(crate) use formats;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::log::Skip;
+    use crate::log::{Skip, DETECTORS};
 
     /// The smallest new format: a made-up log of `METHOD target` lines. Its
     /// reader is all that its file would hold; registering it is one entry
-    /// in the list above, `Toy(super::toy::ToyReader) { rank: 12, score: 0 }
-    /// => [Toy = "toy"]` with a doc comment on `Toy` (its `-f` help), from
-    /// which `-f toy`, its place in `LogFormat::ALL` and the dispatch come.
+    /// in the list at the end of `log/mod.rs`, `Toy(toy::ToyReader) { rank:
+    /// 12, score: 0 } => [Toy = "toy"]` with a doc comment on `Toy` (its
+    /// `-f` help), from which `mod toy`, `-f toy`, its place in
+    /// `LogFormat::ALL` and the dispatch come.
     #[derive(Debug)]
     struct ToyReader;
 
