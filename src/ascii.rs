@@ -26,6 +26,30 @@ pub fn hex_pair(s: &[u8]) -> Option<u8> {
     }
 }
 
+/// Upper-case hex digits, by value (`%2F`, `\x1B`).
+pub const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Lower-case hex digits, by value (`\u001b`, IPv6 pieces).
+pub const HEX_LOWER: &[u8; 16] = b"0123456789abcdef";
+
+/// The two upper-case hex digits of `b` (`0x2F` is `*b"2F"`).
+#[inline]
+pub fn hex_upper(b: u8) -> [u8; 2] {
+    [
+        HEX_UPPER[usize::from(b >> 4)],
+        HEX_UPPER[usize::from(b & 15)],
+    ]
+}
+
+/// The two lower-case hex digits of `b` (`0x1B` is `*b"1b"`).
+#[inline]
+pub fn hex_lower(b: u8) -> [u8; 2] {
+    [
+        HEX_LOWER[usize::from(b >> 4)],
+        HEX_LOWER[usize::from(b & 15)],
+    ]
+}
+
 /// Whether `s` starts with a percent escape: `%` and two hex digits.
 #[inline]
 pub fn is_percent_escape(s: &[u8]) -> bool {
@@ -36,6 +60,13 @@ pub fn is_percent_escape(s: &[u8]) -> bool {
 #[inline]
 pub fn is_decimal(s: &[u8]) -> bool {
     !s.is_empty() && s.iter().all(u8::is_ascii_digit)
+}
+
+/// Whether `line` is blank: only spaces and tabs, or nothing (the lines
+/// that every log format skips as [`Skip::EmptyLine`](crate::log::Skip)).
+#[inline]
+pub fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|&b| b == b' ' || b == b'\t')
 }
 
 /// Whether `s` starts with `prefix`, ASCII case-insensitively.
@@ -60,6 +91,21 @@ pub fn parse_u64(digits: &[u8]) -> Option<u64> {
         n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
     }
     Some(n)
+}
+
+/// The decimal digits `s` starts with, at most `max` of them (`max` at most
+/// 9, so that the value fits): how many there are and their value (`0` for
+/// none). Leading zeros count as digits.
+#[inline]
+pub fn leading_decimal(s: &[u8], max: usize) -> (usize, u32) {
+    debug_assert!(max <= 9);
+    let mut value = 0u32;
+    let mut n = 0;
+    while n < s.len() && n < max && s[n].is_ascii_digit() {
+        value = value * 10 + u32::from(s[n] - b'0');
+        n += 1;
+    }
+    (n, value)
 }
 
 /// [`parse_u64`] with an optional leading `-`: a signed decimal that fits
@@ -151,6 +197,37 @@ mod tests {
         assert!(starts_with_ignore_case(b"ABC", b"abc"));
         assert!(!starts_with_ignore_case(b"ab", b"abc"));
         assert!(!starts_with_ignore_case(b"abd", b"abc"));
+    }
+
+    #[test]
+    fn hex_digits_of_every_byte() {
+        for b in 0..=255u8 {
+            assert_eq!(hex_upper(b), *format!("{b:02X}").as_bytes(), "{b:#04x}");
+            assert_eq!(hex_lower(b), *format!("{b:02x}").as_bytes(), "{b:#04x}");
+            assert_eq!(hex_pair(&hex_upper(b)), Some(b));
+        }
+    }
+
+    #[test]
+    fn blank_lines() {
+        assert!(is_blank(b""));
+        assert!(is_blank(b" \t  \t"));
+        assert!(!is_blank(b" x "));
+        assert!(!is_blank(b"\r"));
+        assert!(!is_blank(b"\n"));
+        assert!(!is_blank(b"\xEF\xBB\xBF"));
+    }
+
+    #[test]
+    fn leading_decimal_edges() {
+        assert_eq!(leading_decimal(b"", 5), (0, 0));
+        assert_eq!(leading_decimal(b"x1", 5), (0, 0));
+        assert_eq!(leading_decimal(b"8080/", 5), (4, 8080));
+        assert_eq!(leading_decimal(b"00443", 5), (5, 443));
+        // At most `max` digits: the rest is left to the caller.
+        assert_eq!(leading_decimal(b"123456", 5), (5, 12345));
+        assert_eq!(leading_decimal(b"99999", 5), (5, 99_999));
+        assert_eq!(leading_decimal(b"999999999", 9), (9, 999_999_999));
     }
 
     #[test]

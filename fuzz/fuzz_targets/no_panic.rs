@@ -23,13 +23,12 @@
 use std::sync::Arc;
 
 use canonurl::canon::surt::SurtForm;
-use canonurl::internals::AlbExtractor;
-use canonurl::internals::ClfExtractor;
-use canonurl::internals::HaproxyExtractor;
 use canonurl::internals::W3cExtractor;
 use canonurl::internals::{FileCtx, JsonExtractor, PieceOut, Worker};
 use canonurl::log::detect::detect;
-use canonurl::log::{Extracted, Field, JsonPaths, JsonPreset, Line, LineError, LogFormat};
+use canonurl::log::{
+    Extracted, Field, JsonPaths, JsonPreset, Line, LineError, LogFormat, RecordReader,
+};
 use canonurl::pipeline::stats::Why;
 use canonurl::pipeline::{Mode, Options, OutputFormat};
 use canonurl::{Base, Canonicalizer, Profile};
@@ -203,30 +202,30 @@ fn extractors(chunk: &[u8], derived: Option<JsonPaths>) {
         json.push(("json derived".into(), p));
     }
     for field in FIELDS {
-        for vhost in [false, true] {
-            let mut x = ClfExtractor::new(vhost);
+        for format in [LogFormat::Common, LogFormat::Vhost] {
+            let mut x = RecordReader::new(format, None);
             for line in lines(chunk) {
-                check_line(x.extract(line, field, &mut out), line, "clf");
+                check_line(x.read(line, field, &mut out), line, "clf");
             }
         }
-        for cloudfront in [false, true] {
+        for format in [LogFormat::W3c, LogFormat::Cloudfront] {
             // W3C keeps the `#Fields:` layout from line to line.
-            let mut x = W3cExtractor::new(cloudfront);
+            let mut x = RecordReader::new(format, None);
             for line in lines(chunk) {
-                check_line(x.extract(line, field, &mut out), line, "w3c");
+                check_line(x.read(line, field, &mut out), line, "w3c");
                 let _ = W3cExtractor::is_fields_line(line);
             }
         }
-        let mut alb = AlbExtractor;
-        let mut haproxy = HaproxyExtractor;
+        let mut alb = RecordReader::new(LogFormat::Alb, None);
+        let mut haproxy = RecordReader::new(LogFormat::Haproxy, None);
         for line in lines(chunk) {
-            check_line(alb.extract(line, field, &mut out), line, "alb");
-            check_line(haproxy.extract(line, field, &mut out), line, "haproxy");
+            check_line(alb.read(line, field, &mut out), line, "alb");
+            check_line(haproxy.read(line, field, &mut out), line, "haproxy");
         }
         for (what, paths) in &json {
-            let mut x = JsonExtractor::new(paths.clone());
+            let mut x = RecordReader::new(LogFormat::Json, Some(paths.clone()));
             for line in lines(chunk) {
-                check_line(x.extract(line, field, &mut out), line, what);
+                check_line(x.read(line, field, &mut out), line, what);
             }
         }
     }

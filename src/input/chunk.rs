@@ -373,7 +373,7 @@ fn marked_lines_rev(buf: &[u8], marker: u8) -> impl Iterator<Item = &[u8]> {
 fn first_line(buf: &[u8], max_line: usize) -> Option<&[u8]> {
     let blank = |l: &[u8]| {
         let l = l.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l);
-        l.iter().all(|&b| b == b' ' || b == b'\t')
+        crate::ascii::is_blank(l)
     };
     buf.split(|&b| b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))

@@ -16,7 +16,8 @@ use memchr::memchr;
 
 use super::escape::{quoted_end, split_request, Request};
 use super::info::Info;
-use super::{Extracted, Field, Line, LineError, Skip};
+use super::json::JsonPaths;
+use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Skip};
 use crate::ascii;
 
 /// Reads ALB/ELB records.
@@ -26,11 +27,14 @@ pub struct AlbExtractor;
 /// First fields of lines that are records of the load balancers' logs.
 const HTTP_TYPES: [&[u8]; 6] = [b"http", b"https", b"h2", b"grpcs", b"ws", b"wss"];
 
-impl AlbExtractor {
+impl LogReader for AlbExtractor {
+    fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+        AlbExtractor
+    }
+
     /// Reads one line (without its line end).
-    pub fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        out.clear();
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+    fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         let first = &line[..memchr(b' ', line).unwrap_or(line.len())];
@@ -67,6 +71,25 @@ impl AlbExtractor {
             Ok(Request::Absent) => Line::Skip(Skip::NoRequest),
             Err(e) => Line::Error(e, q + 1),
         }
+    }
+
+    /// An ALB, NLB or Classic ELB line: its type and an ISO 8601 time
+    /// (or TLS's `2.0`), or, Classic, the time first with a quoted field
+    /// after the `ip:port` fields.
+    fn shape(line: &[u8]) -> Option<u8> {
+        let mut fields = line.split(|&b| b == b' ').filter(|f| !f.is_empty());
+        let first = fields.next().unwrap_or_default();
+        let second = fields.next().unwrap_or_default();
+        let third = fields.next().unwrap_or_default();
+        let is_iso_time = |f: &[u8]| f.len() >= 11 && f[4] == b'-' && f[7] == b'-' && f[10] == b'T';
+        ((matches!(
+            first,
+            b"http" | b"https" | b"h2" | b"grpcs" | b"ws" | b"wss" | b"tls"
+        ) && (is_iso_time(second) || second == b"2.0"))
+            || (is_iso_time(first)
+                && memchr(b':', third).is_some()
+                && memchr(b'"', line).is_some()))
+        .then_some(0)
     }
 }
 
@@ -132,6 +155,7 @@ fn is_timestamp_prefix(field: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::log::Extract;
 
     fn run(line: &[u8]) -> (Line, Vec<u8>) {
         let mut ex = Extracted::default();

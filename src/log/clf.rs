@@ -13,13 +13,19 @@
 //! or the first quoted field when there is no `[time]`) and, for the
 //! referer, the quoted field after the status and size.
 
-use memchr::memchr;
+use memchr::{memchr, memmem};
 
 use super::escape::{quoted_end, quoted_end_escaped, split_request, unescape_backslash, Request};
 use super::info::Info;
-use super::{Extracted, Field, Line, LineError, Skip};
+use super::json::JsonPaths;
+use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Skip, Tally};
 use crate::ascii;
 use crate::url::simd::{find, ByteSet};
+
+/// `-f auto`'s details of a line (see [`LogReader::shape`]): a virtual
+/// host before the client, a referer after the request.
+const VHOST: u8 = 1;
+const REFERER: u8 = 2;
 
 /// Length of Apache's `%t` with its brackets: `[10/Oct/2000:13:55:36 -0700]`.
 const TIME_LEN: usize = 28;
@@ -34,19 +40,17 @@ pub struct ClfExtractor {
     pub(crate) lend: bool,
 }
 
-impl ClfExtractor {
-    /// An extractor for records with (`vhost`) or without a virtual-host prefix.
-    pub fn new(vhost: bool) -> Self {
-        ClfExtractor { vhost, lend: false }
+impl LogReader for ClfExtractor {
+    fn new(format: LogFormat, _: Option<JsonPaths>) -> Self {
+        ClfExtractor::new(format == LogFormat::Vhost)
     }
 
     /// Reads one line (without its line end).
-    pub fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        out.clear();
+    fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
         let whole = line;
         let mut line = line;
         let mut base = 0; // offset of `line` in the caller's line, for error offsets
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         // Exports that wrap each record in quotes (`is_wrapped`).
@@ -165,9 +169,77 @@ impl ClfExtractor {
             Line::Skip(skip)
         }
     }
+
+    #[inline(always)]
+    fn request_start(&self, line: &[u8]) -> Option<usize> {
+        ClfExtractor::request_start(self, line)
+    }
+
+    #[inline(always)]
+    fn request_closes(&self, rest: &[u8]) -> bool {
+        request_closes(rest)
+    }
+
+    fn lend_targets(&mut self) {
+        self.lend = true;
+    }
+
+    /// `... [time] "request" ...`, possibly wrapped in quotes, or, inside
+    /// a syslog message, a quoted request line `"GET /path` with no
+    /// `[time]`. Details: [`VHOST`] and [`REFERER`].
+    fn shape(line: &[u8]) -> Option<u8> {
+        let body = match line.strip_prefix(b"\"") {
+            Some(rest) if rest.first().is_some_and(|b| !b.is_ascii_uppercase()) => rest,
+            _ => line,
+        };
+        if let Some(open) = memchr(b'[', body) {
+            if let Some(close) = memmem::find(&body[open..], b"] \"") {
+                let before = &body[..open];
+                // Behind a proxy or CDN the client field is an X-Forwarded-For
+                // list (`203.0.113.7, 10.0.0.1`): its addresses are one field,
+                // and a list first is a client, never a virtual host (a host
+                // holds no `,`).
+                let tokens = fields_before(before);
+                let client_list_first = before
+                    .split(|&b| b == b' ')
+                    .find(|f| !f.is_empty())
+                    .is_some_and(|f| f.last() == Some(&b','));
+                let after = &body[open + close + 3..];
+                // The referer is the second quoted field after the time.
+                let referer = memchr(b'"', after)
+                    .and_then(|q| memchr(b'"', &after[q + 1..]))
+                    .is_some();
+                let vhost = tokens >= 4 && !client_list_first;
+                return Some((u8::from(vhost) * VHOST) | (u8::from(referer) * REFERER));
+            }
+        }
+        let q = memchr(b'"', line)?;
+        let rest = &line[q + 1..];
+        let method = rest.iter().take_while(|b| b.is_ascii_uppercase()).count();
+        (method >= 3 && rest.get(method) == Some(&b' ') && rest.get(method + 1) == Some(&b'/'))
+            .then_some(0)
+    }
+
+    /// `vhost` when most lines have a virtual host first, else `combined`
+    /// when most have a referer, else `common`.
+    fn voted(tally: &Tally) -> Option<LogFormat> {
+        let most = |bit: u8| tally.details[bit.trailing_zeros() as usize] * 2 > tally.lines;
+        Some(if most(VHOST) {
+            LogFormat::Vhost
+        } else if most(REFERER) {
+            LogFormat::Combined
+        } else {
+            LogFormat::Common
+        })
+    }
 }
 
 impl ClfExtractor {
+    /// An extractor for records with (`vhost`) or without a virtual-host prefix.
+    pub fn new(vhost: bool) -> Self {
+        ClfExtractor { vhost, lend: false }
+    }
+
     /// Where the target of a usual record's request starts: a line with
     /// no virtual host, not wrapped in quotes, with `%t` as 28 bytes and
     /// the request field right after it as `"METHOD /`, the method in
@@ -325,6 +397,7 @@ pub(crate) fn split_vhost(v: &[u8], out: &mut Extracted) -> Result<(), LineError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::log::Extract;
 
     /// `request_closes` by words says what the byte pattern says: a
     /// record's ` HTTP/1.1" ` with each byte in turn set to each value,

@@ -10,7 +10,11 @@ use memchr::memchr;
 
 // One field of a line (inside the quotes when `quoted`).
 use super::fields::Field as Span;
-use super::{Extracted, Field, HeaderLine, Line, LineError, LogFormat, Scheme, Skip};
+use super::json::JsonPaths;
+use super::{
+    Extract, Extracted, Field, HeaderLine, Line, LineError, LogFormat, LogReader, Scheme, Skip,
+};
+use crate::ascii;
 
 /// Column roles, in `--columns` order.
 const URL: usize = 0;
@@ -279,35 +283,23 @@ pub(crate) struct CsvExtractor {
     scratch: Vec<u8>,
 }
 
-impl CsvExtractor {
-    /// A reader of `delim`-separated lines with the columns of `given`
-    /// (`None`: of the preset that the header row shows).
-    pub(crate) fn new(delim: u8, given: Option<Arc<CsvColumns>>) -> Self {
-        CsvExtractor {
-            delim,
-            given,
-            header: Vec::new(),
-            has_layout: false,
-            col: [ABSENT; ROLES],
-            missing: false,
-            scheme: None,
-            scratch: Vec::new(),
-        }
-    }
-
-    /// Sets the columns given by `--columns` (before the header row).
-    pub(crate) fn set_columns(&mut self, given: Option<Arc<CsvColumns>>) {
-        self.given = given;
+impl LogReader for CsvExtractor {
+    fn new(format: LogFormat, _: Option<JsonPaths>) -> Self {
+        let delim = if format == LogFormat::Tsv {
+            b'\t'
+        } else {
+            b','
+        };
+        CsvExtractor::new(delim, None)
     }
 
     /// Processes one line (without its line end); see the [module docs](self).
-    pub(crate) fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        out.clear();
+    fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
         let (line, base) = match line.strip_prefix(BOM) {
             Some(rest) => (rest, BOM.len()),
             None => (line, 0),
         };
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         if !self.has_layout {
@@ -417,6 +409,40 @@ impl CsvExtractor {
             }
         }
         Line::Record
+    }
+
+    const HEADER_LINE: Option<HeaderLine> = Some(HEADER_LINE);
+
+    fn header(&mut self, line: &[u8]) {
+        // What the line gives is its reader's to report, where it is.
+        let _ = self.extract(line, Field::Request, &mut Extracted::default());
+    }
+
+    /// A known header row first: see [`detect_header`].
+    fn decides(line: &[u8], first: bool) -> Option<LogFormat> {
+        first.then(|| detect_header(line)).flatten()
+    }
+}
+
+impl CsvExtractor {
+    /// A reader of `delim`-separated lines with the columns of `given`
+    /// (`None`: of the preset that the header row shows).
+    pub(crate) fn new(delim: u8, given: Option<Arc<CsvColumns>>) -> Self {
+        CsvExtractor {
+            delim,
+            given,
+            header: Vec::new(),
+            has_layout: false,
+            col: [ABSENT; ROLES],
+            missing: false,
+            scheme: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Sets the columns given by `--columns` (before the header row).
+    pub(crate) fn set_columns(&mut self, given: Option<Arc<CsvColumns>>) {
+        self.given = given;
     }
 
     /// The field at `pos` and where the next one starts (`None`: it is the

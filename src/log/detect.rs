@@ -1,75 +1,20 @@
 //! Guessing the format of a log from its first lines (`-f auto`).
 //!
-//! Each sampled line gets a vote from the first shape it has, from the most
-//! specific to the least: a W3C directive decides at once; then JSON, load
-//! balancer, HAProxy, Apache/nginx, plain URL. The format with the most votes
-//! wins, so a few broken lines at the start of a file do not decide it.
-
-use memchr::{memchr, memmem};
+//! The readers' tests come from the registry (`log/mod.rs`): a header
+//! line that only one format writes (a known CSV header row, Zeek's
+//! `#fields`, W3C's `#Fields:`) decides at once; any other sampled line
+//! votes for the most specific shape it has (JSON, load balancer, HAProxy,
+//! Squid, Envoy, S3, Apache/nginx, plain URL, by the registry's scores).
+//! The reader with the most votes wins (on a tie, the first in the
+//! registry's detection order), so a few broken lines at the start of a file
+//! do not decide it.
 
 use super::json::{first_object_keys, JsonExtractor, JsonPaths, JsonPreset};
-use super::{Extracted, Field, Line, LogFormat, RecordReader};
-use crate::ascii::starts_with_ignore_case;
+use super::{Extracted, Field, Line, LogFormat, RecordReader, Tally, DETECTORS};
+use crate::ascii;
 
 /// How many non-empty lines the guess looks at.
 pub const SAMPLE_LINES: usize = 200;
-
-/// What one line looks like: the format it votes for. The order is the
-/// tie-break, most specific first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Shape {
-    Json,
-    Alb,
-    Haproxy,
-    /// Apache/nginx: common, combined or vhost, told apart by the lines'
-    /// details (see [`ClfDetails`]).
-    Clf,
-    Plain,
-    S3,
-    Squid,
-    Envoy,
-    Unknown,
-}
-
-impl Shape {
-    /// The shapes that vote, in tie-break order.
-    const VOTING: [Shape; 8] = [
-        Shape::Json,
-        Shape::Alb,
-        Shape::Haproxy,
-        Shape::Clf,
-        Shape::Plain,
-        Shape::S3,
-        Shape::Squid,
-        Shape::Envoy,
-    ];
-
-    /// The format this shape's votes are for (for `Clf`, with the details
-    /// its lines had).
-    fn format(self, clf: &ClfDetails) -> LogFormat {
-        match self {
-            Shape::Json => LogFormat::Json,
-            Shape::Alb => LogFormat::Alb,
-            Shape::Haproxy => LogFormat::Haproxy,
-            Shape::Clf if clf.vhost * 2 > clf.lines => LogFormat::Vhost,
-            Shape::Clf if clf.referer * 2 > clf.lines => LogFormat::Combined,
-            Shape::Clf => LogFormat::Common,
-            Shape::S3 => LogFormat::S3,
-            Shape::Squid => LogFormat::Squid,
-            Shape::Envoy => LogFormat::Envoy,
-            Shape::Plain | Shape::Unknown => LogFormat::Plain,
-        }
-    }
-}
-
-/// How many sampled lines had the Apache/nginx shape, and how many of them
-/// had a virtual host first and a referer.
-#[derive(Default)]
-struct ClfDetails {
-    lines: usize,
-    vhost: usize,
-    referer: usize,
-}
 
 /// Guesses the format of a log from its first bytes. `None` when no line
 /// has a known shape (binary data, prose). A sample with no non-empty line
@@ -123,45 +68,42 @@ impl Guess {
 }
 
 fn guess(sample: &[u8]) -> Option<Guess> {
-    let mut votes = [0usize; Shape::VOTING.len()];
-    let mut clf = ClfDetails::default();
+    // The readers' tests, in the registry's detection order.
+    let mut detectors = DETECTORS;
+    detectors.sort_by_key(|d| d.rank);
+    let mut tallies = [Tally::default(); DETECTORS.len()];
     let mut seen = 0;
     let mut first = true;
     for line in sample.split(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+        if ascii::is_blank(line) {
             continue;
         }
-        // A CSV/TSV header row of a known log decides at once.
-        if std::mem::take(&mut first) {
-            if let Some(format) = super::csv::detect_header(line) {
-                return Some(Guess::decided(format));
-            }
+        // A header line that only one format writes decides at once.
+        let first = std::mem::take(&mut first);
+        if let Some(format) = detectors.iter().find_map(|d| (d.decides)(line, first)) {
+            return Some(Guess::decided(format));
         }
+        // Other directives (#Version, #Software) come before #Fields.
         if line.starts_with(b"#") {
-            if is_zeek_directive(line) {
-                return Some(Guess::decided(LogFormat::Zeek));
-            }
-            if starts_with_ignore_case(line, b"#Fields:") {
-                let format = if memmem::find(line, b"x-edge-").is_some()
-                    || memmem::find(line, b"x-host-header").is_some()
-                {
-                    LogFormat::Cloudfront
-                } else {
-                    LogFormat::W3c
-                };
-                return Some(Guess::decided(format));
-            }
-            // Other directives (#Version, #Software) come before #Fields.
             continue;
         }
         seen += 1;
         if seen > SAMPLE_LINES {
             break;
         }
-        let shape = shape(line, &mut clf);
-        if let Some(slot) = Shape::VOTING.iter().position(|&s| s == shape) {
-            votes[slot] += 1;
+        // The line votes for the reader with the highest score whose shape
+        // it has.
+        let shapes = detectors.iter().enumerate();
+        let voter = shapes
+            .filter_map(|(i, d)| Some((i, d.score, (d.shape)(line)?)))
+            .max_by_key(|&(i, score, _)| (score, std::cmp::Reverse(i)));
+        if let Some((i, _, details)) = voter {
+            let tally = &mut tallies[i];
+            tally.lines += 1;
+            for (bit, n) in tally.details.iter_mut().enumerate() {
+                *n += usize::from(details >> bit & 1);
+            }
         }
     }
     if seen == 0 {
@@ -171,15 +113,16 @@ fn guess(sample: &[u8]) -> Option<Guess> {
             read: 1,
         });
     }
-    // The most votes; on a tie, the shape first in `Shape::VOTING`.
-    let (best, &count) = votes
+    // The most votes; on a tie, the reader first in detection order.
+    let (best, tally) = tallies
         .iter()
         .enumerate()
-        .max_by_key(|&(i, &n)| (n, std::cmp::Reverse(i)))?;
+        .max_by_key(|&(i, t)| (t.lines, std::cmp::Reverse(i)))?;
+    let count = tally.lines;
     if count == 0 {
         return None;
     }
-    let format = Shape::VOTING[best].format(&clf);
+    let format = (detectors[best].voted)(tally);
     // Evidence: the format wins only when its reader takes most of the
     // sampled lines (a record, or a line it knows to skip), not when its
     // shape is merely the commonest among lines of no known shape. A
@@ -206,7 +149,7 @@ fn lines_read_as(format: LogFormat, sample: &[u8]) -> usize {
     sample
         .split(|&b| b == b'\n')
         .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
-        .filter(|line| !line.iter().all(|&b| b == b' ' || b == b'\t') && !line.starts_with(b"#"))
+        .filter(|line| !ascii::is_blank(line) && !line.starts_with(b"#"))
         .take(SAMPLE_LINES)
         .filter(|line| {
             !matches!(
@@ -215,131 +158,6 @@ fn lines_read_as(format: LogFormat, sample: &[u8]) -> usize {
             )
         })
         .count()
-}
-
-/// A Zeek directive that only an HTTP log has (`#fields` with `uri`,
-/// `#path http`), or that only Zeek writes (`#separator`).
-fn is_zeek_directive(line: &[u8]) -> bool {
-    let sep = |b: &u8| *b == b'\t' || *b == b' ';
-    if super::zeek::is_fields_line(line) {
-        return line[8..].split(|&b| b == line[7]).any(|n| n == b"uri");
-    }
-    line.strip_prefix(b"#separator")
-        .is_some_and(|r| r.first().is_some_and(sep))
-        || line
-            .strip_prefix(b"#path")
-            .is_some_and(|r| r.first().is_some_and(sep) && r[1..].trim_ascii() == b"http")
-}
-
-/// The shape of `line`; for the Apache/nginx shape, its details are
-/// counted in `clf`.
-fn shape(line: &[u8], clf: &mut ClfDetails) -> Shape {
-    let trimmed = super::escape::trim_spaces(line);
-    if trimmed.first() == Some(&b'{') {
-        return Shape::Json;
-    }
-    // docker-compose prefixes container output: `web_1  | {"level":...}`.
-    if let Some(bar) = memmem::find(line, b"| {") {
-        if bar < 64 {
-            return Shape::Json;
-        }
-    }
-    let mut fields = line.split(|&b| b == b' ').filter(|f| !f.is_empty());
-    let first = fields.next().unwrap_or_default();
-    let second = fields.next().unwrap_or_default();
-    let third = fields.next().unwrap_or_default();
-    let is_iso_time = |f: &[u8]| f.len() >= 11 && f[4] == b'-' && f[7] == b'-' && f[10] == b'T';
-    if (matches!(
-        first,
-        b"http" | b"https" | b"h2" | b"grpcs" | b"ws" | b"wss" | b"tls"
-    ) && (is_iso_time(second) || second == b"2.0"))
-        || (is_iso_time(first) && memchr(b':', third).is_some() && memchr(b'"', line).is_some())
-    {
-        return Shape::Alb;
-    }
-    if memmem::find(line, b"haproxy[").is_some() {
-        return Shape::Haproxy;
-    }
-    if super::squid::is_unix_time(first) {
-        let code = line
-            .split(|&b| b == b' ')
-            .filter(|f| !f.is_empty())
-            .nth(3)
-            .unwrap_or_default();
-        if super::squid::is_result_code(code) {
-            return Shape::Squid;
-        }
-    }
-    if super::envoy::starts_like_envoy(line) {
-        return Shape::Envoy;
-    }
-    // S3: `owner bucket [time zone] ip requester id OPERATION ...`.
-    if third.first() == Some(&b'[') {
-        let op = line
-            .split(|&b| b == b' ')
-            .filter(|f| !f.is_empty())
-            .nth(7)
-            .unwrap_or_default();
-        if super::s3::is_operation(op) {
-            return Shape::S3;
-        }
-    }
-    // Apache/nginx: `... [time] "request" ...`, possibly wrapped in quotes.
-    let body = match line.strip_prefix(b"\"") {
-        Some(rest) if rest.first().is_some_and(|b| !b.is_ascii_uppercase()) => rest,
-        _ => line,
-    };
-    if let Some(open) = memchr(b'[', body) {
-        if let Some(close) = memmem::find(&body[open..], b"] \"") {
-            let before = &body[..open];
-            // Behind a proxy or CDN the client field is an X-Forwarded-For
-            // list (`203.0.113.7, 10.0.0.1`): its addresses are one field,
-            // and a list first is a client, never a virtual host (a host
-            // holds no `,`).
-            let tokens = super::clf::fields_before(before);
-            let client_list_first = before
-                .split(|&b| b == b' ')
-                .find(|f| !f.is_empty())
-                .is_some_and(|f| f.last() == Some(&b','));
-            let after = &body[open + close + 3..];
-            // The referer is the second quoted field after the time.
-            let referer = memchr(b'"', after)
-                .and_then(|q| memchr(b'"', &after[q + 1..]))
-                .is_some();
-            clf.lines += 1;
-            clf.vhost += usize::from(tokens >= 4 && !client_list_first);
-            clf.referer += usize::from(referer);
-            return Shape::Clf;
-        }
-    }
-    // A record without `[time]` (inside a syslog message): a quoted request
-    // line `"GET /path`.
-    if let Some(q) = memmem::find(line, b"\"") {
-        let rest = &line[q + 1..];
-        let method = rest.iter().take_while(|b| b.is_ascii_uppercase()).count();
-        if method >= 3 && rest.get(method) == Some(&b' ') && rest.get(method + 1) == Some(&b'/') {
-            clf.lines += 1;
-            return Shape::Clf;
-        }
-    }
-    // A URL: spaces, tabs and `\r` around it (a second `\r` the line end
-    // left, a trailing space) are the URL parser's to strip; other control
-    // bytes are no list of URLs.
-    let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r');
-    let url = match line.iter().position(|b| !blank(b)) {
-        Some(start) => {
-            let end = line
-                .iter()
-                .rposition(|b| !blank(b))
-                .map_or(start, |e| e + 1);
-            &line[start..end]
-        }
-        None => &line[..0],
-    };
-    if !url.iter().any(|&b| b <= b' ' || b == 0x7f) {
-        return Shape::Plain;
-    }
-    Shape::Unknown
 }
 
 #[cfg(test)]

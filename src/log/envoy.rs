@@ -28,7 +28,9 @@
 use super::escape::{split_request, Request};
 use super::fields::{Field as Span, Fields};
 use super::info::{without_port, At};
-use super::{Extracted, Field, Line, LineError, Skip};
+use super::json::JsonPaths;
+use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Skip};
+use crate::ascii;
 
 /// Fields noted per line when the record's other fields are wanted: Istio's
 /// default has 22.
@@ -51,11 +53,14 @@ pub(crate) fn starts_like_envoy(line: &[u8]) -> bool {
         && memchr::memmem::find(line, b"] \"").is_some_and(|close| iso(&line[1..close]))
 }
 
-impl EnvoyExtractor {
+impl LogReader for EnvoyExtractor {
+    fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+        EnvoyExtractor
+    }
+
     /// Reads one line (without its line end).
-    pub fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        out.clear();
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+    fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         if !starts_like_envoy(line) {
@@ -111,6 +116,11 @@ impl EnvoyExtractor {
         }
         Line::Record
     }
+
+    /// See [`starts_like_envoy`].
+    fn shape(line: &[u8]) -> Option<u8> {
+        starts_like_envoy(line).then_some(0)
+    }
 }
 
 /// Notes the record's other fields (see the [module docs](self)) of
@@ -160,6 +170,7 @@ fn note_info(line: &[u8], request: Span, out: &mut Extracted) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::log::Extract;
 
     fn run(line: &str) -> (Line, Extracted) {
         let mut out = Extracted::default();

@@ -15,7 +15,8 @@ use memchr::{memchr, memmem, memrchr};
 
 use super::escape::{split_request, unescape_hash, Request};
 use super::info::Info;
-use super::{Extracted, Field, Line, LineError, Skip};
+use super::json::JsonPaths;
+use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Skip};
 
 /// HAProxy's default limit on the logged request line, in bytes.
 pub const LOG_URI_LIMIT: usize = 1024;
@@ -24,10 +25,13 @@ pub const LOG_URI_LIMIT: usize = 1024;
 #[derive(Clone, Debug, Default)]
 pub struct HaproxyExtractor;
 
-impl HaproxyExtractor {
+impl LogReader for HaproxyExtractor {
+    fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+        HaproxyExtractor
+    }
+
     /// Reads one line (without its line end).
-    pub fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        out.clear();
+    fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
         let trimmed = super::escape::trim_spaces(line);
         if trimmed.iter().all(|&b| b == b'\t') {
             return Line::Skip(Skip::EmptyLine);
@@ -81,6 +85,11 @@ impl HaproxyExtractor {
             Err(e) => Line::Error(e, open + 1),
         }
     }
+
+    /// A line with HAProxy's syslog tag, `haproxy[pid]`.
+    fn shape(line: &[u8]) -> Option<u8> {
+        memmem::find(line, b"haproxy[").map(|_| 0)
+    }
 }
 
 /// Notes client, time, status, size and method of an HTTP log record
@@ -118,6 +127,7 @@ fn note_info(line: &[u8], before: &[u8], request: &[u8], out: &mut Extracted) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::log::Extract;
 
     fn run(line: &[u8]) -> (Line, Vec<u8>) {
         let mut ex = Extracted::default();

@@ -177,10 +177,8 @@ fn w3c_time(date: &[u8], time: &[u8]) -> Option<i64> {
 
 /// Two decimal digits.
 fn num2(v: &[u8]) -> Option<i64> {
-    match v {
-        [a, b] if a.is_ascii_digit() && b.is_ascii_digit() => {
-            Some(i64::from(a - b'0') * 10 + i64::from(b - b'0'))
-        }
+    match ascii::leading_decimal(v, 2) {
+        (2, n) if v.len() == 2 => Some(i64::from(n)),
         _ => None,
     }
 }

@@ -16,10 +16,11 @@ use std::cmp::Reverse;
 use std::fmt;
 use std::str::FromStr;
 
-use memchr::{memchr, memchr2, memrchr};
+use memchr::{memchr, memchr2, memmem, memrchr};
 
 use super::info::{At, Info};
-use super::{Extracted, Field, Line, LineError, Scheme, Skip};
+use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Scheme, Skip};
+use crate::ascii;
 
 /// Where the fields of a record are in a JSON access log (one object per
 /// line), as dotted paths into the object (`"request.uri"`). Each path may
@@ -599,14 +600,7 @@ impl SchemeValue {
         if value.eq_ignore_ascii_case(b"off") {
             return Some(SchemeValue::Scheme(Scheme::Http));
         }
-        if value.is_empty() || value.len() > 5 || !value.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(value)
-            .ok()?
-            .parse()
-            .ok()
-            .map(SchemeValue::Port)
+        ascii::parse_port(value).map(SchemeValue::Port)
     }
 }
 
@@ -799,6 +793,91 @@ pub struct JsonExtractor {
     info: bool,
 }
 
+impl LogReader for JsonExtractor {
+    fn new(_: LogFormat, paths: Option<JsonPaths>) -> Self {
+        JsonExtractor::new(paths.unwrap_or_default())
+    }
+
+    /// Reads one line (without its line end) into `out`.
+    ///
+    /// With `field.request()`, the target comes from the target path, or else
+    /// from the request line (`METHOD SP target [SP HTTP/x.y]`); host, scheme
+    /// and `connect` come with it. A valid object with neither is
+    /// [`Skip::NoRequest`] (Caddy's start-up messages), unless `Field::Both`
+    /// found a referer. For `Field::Referer`, a missing referer is
+    /// [`Skip::EmptyField`], or `NoRequest` when the target paths are
+    /// configured and missing too.
+    fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
+        let Some(open) = memchr(b'{', line) else {
+            return match line.iter().position(|&b| !is_whitespace(b)) {
+                None => Line::Skip(Skip::EmptyLine),
+                Some(at) => Line::Error(LineError::Malformed, at),
+            };
+        };
+        self.found.reset();
+        self.info = out.want_info;
+        if let Err((error, at)) = self.walk(line, open, field, out) {
+            return Line::Error(error, at);
+        }
+        let found = &self.found;
+        if self.info {
+            let info = &mut out.info;
+            info.client = super::info::without_port(line, info.client);
+            // A request line's method, when no method path gave one.
+            if info.method.is_none() {
+                if let Some((start, end)) = found.request_line_raw {
+                    let space = memchr(b' ', line.get(start..end).unwrap_or(&[]));
+                    info.method = space.filter(|&n| n > 0).map(|n| (start, start + n));
+                }
+            }
+        }
+        if field.request() {
+            if found.has(Slot::Target) {
+                out.has_target = true;
+                if self.slot_bits[Slot::Query as usize] != 0 {
+                    join_query(&mut out.target, found);
+                }
+            } else if found.has(Slot::RequestLine) {
+                let Some((method, target)) = split_request_line(&found.request_line) else {
+                    return Line::Error(LineError::BadRequestLine, found.request_line_at);
+                };
+                out.target.extend_from_slice(target);
+                out.has_target = true;
+                out.connect = method == b"CONNECT";
+            }
+            out.connect |= found.method_is_connect;
+            out.scheme = found.scheme;
+            out.port = found.port;
+            if out.scheme.is_none() && out.port.is_none() {
+                out.scheme = self.paths.default_scheme;
+            }
+        }
+        if field.referer() {
+            out.has_referer = found.has(Slot::Referer);
+        }
+        let has_request = found.has(Slot::Target) || found.has(Slot::RequestLine);
+        match field {
+            Field::Request if out.has_target => Line::Record,
+            Field::Referer if out.has_referer => Line::Record,
+            Field::Both if out.has_target || out.has_referer => Line::Record,
+            Field::Referer if has_request || !self.has_request_paths() => {
+                Line::Skip(Skip::EmptyField)
+            }
+            _ => Line::Skip(Skip::NoRequest),
+        }
+    }
+
+    /// An object first, or after a docker-compose prefix (`web_1  | {`).
+    fn shape(line: &[u8]) -> Option<u8> {
+        if super::escape::trim_spaces(line).first() == Some(&b'{') {
+            return Some(0);
+        }
+        memmem::find(line, b"| {")
+            .filter(|&bar| bar < 64)
+            .map(|_| 0)
+    }
+}
+
 impl JsonExtractor {
     /// An extractor for the layout described by `paths`.
     pub fn new(paths: JsonPaths) -> Self {
@@ -875,76 +954,6 @@ impl JsonExtractor {
             .enumerate()
             .max_by_key(|&(index, &hit)| (hit, Reverse(index)))?;
         (count > 0).then_some(JsonPreset::ALL[best])
-    }
-
-    /// Reads one line (without its line end) into `out`.
-    ///
-    /// With `field.request()`, the target comes from the target path, or else
-    /// from the request line (`METHOD SP target [SP HTTP/x.y]`); host, scheme
-    /// and `connect` come with it. A valid object with neither is
-    /// [`Skip::NoRequest`] (Caddy's start-up messages), unless `Field::Both`
-    /// found a referer. For `Field::Referer`, a missing referer is
-    /// [`Skip::EmptyField`], or `NoRequest` when the target paths are
-    /// configured and missing too.
-    pub fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        out.clear();
-        let Some(open) = memchr(b'{', line) else {
-            return match line.iter().position(|&b| !is_whitespace(b)) {
-                None => Line::Skip(Skip::EmptyLine),
-                Some(at) => Line::Error(LineError::Malformed, at),
-            };
-        };
-        self.found.reset();
-        self.info = out.want_info;
-        if let Err((error, at)) = self.walk(line, open, field, out) {
-            return Line::Error(error, at);
-        }
-        let found = &self.found;
-        if self.info {
-            let info = &mut out.info;
-            info.client = super::info::without_port(line, info.client);
-            // A request line's method, when no method path gave one.
-            if info.method.is_none() {
-                if let Some((start, end)) = found.request_line_raw {
-                    let space = memchr(b' ', line.get(start..end).unwrap_or(&[]));
-                    info.method = space.filter(|&n| n > 0).map(|n| (start, start + n));
-                }
-            }
-        }
-        if field.request() {
-            if found.has(Slot::Target) {
-                out.has_target = true;
-                if self.slot_bits[Slot::Query as usize] != 0 {
-                    join_query(&mut out.target, found);
-                }
-            } else if found.has(Slot::RequestLine) {
-                let Some((method, target)) = split_request_line(&found.request_line) else {
-                    return Line::Error(LineError::BadRequestLine, found.request_line_at);
-                };
-                out.target.extend_from_slice(target);
-                out.has_target = true;
-                out.connect = method == b"CONNECT";
-            }
-            out.connect |= found.method_is_connect;
-            out.scheme = found.scheme;
-            out.port = found.port;
-            if out.scheme.is_none() && out.port.is_none() {
-                out.scheme = self.paths.default_scheme;
-            }
-        }
-        if field.referer() {
-            out.has_referer = found.has(Slot::Referer);
-        }
-        let has_request = found.has(Slot::Target) || found.has(Slot::RequestLine);
-        match field {
-            Field::Request if out.has_target => Line::Record,
-            Field::Referer if out.has_referer => Line::Record,
-            Field::Both if out.has_target || out.has_referer => Line::Record,
-            Field::Referer if has_request || !self.has_request_paths() => {
-                Line::Skip(Skip::EmptyField)
-            }
-            _ => Line::Skip(Skip::NoRequest),
-        }
     }
 
     fn has_request_paths(&self) -> bool {
@@ -1719,6 +1728,7 @@ fn skip_from(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::log::Extract;
 
     fn paths(target: &str) -> JsonPaths {
         JsonPaths {

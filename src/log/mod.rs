@@ -1,9 +1,10 @@
 //! Records: from one log line to the parts of one request URL.
 //!
-//! Each log format has an extractor that reads one line (without its line
-//! end) and writes what it found into an [`Extracted`], undoing the logger's
-//! escaping on the way (Apache `\"` `\\` `\xhh`, nginx `\xHH`, HAProxy `#XX`,
-//! JSON string escapes, CloudFront's percent-encoding). The extractor does
+//! Each log format has a reader (the list at the end of this file) that
+//! reads one line (without its line end) and writes what it found into an
+//! [`Extracted`], undoing the logger's escaping on the way (Apache `\"` `\\`
+//! `\xhh`, nginx `\xHH`, HAProxy `#XX`, JSON string escapes, CloudFront's
+//! percent-encoding). The reader does
 //! not canonicalize: [`crate::pipeline`] turns the parts into one URL and hands
 //! it to the [`Canonicalizer`](crate::Canonicalizer).
 //!
@@ -319,118 +320,11 @@ pub enum Line {
     Error(LineError, usize),
 }
 
-pub(crate) mod json;
-pub(crate) mod w3c;
-
-/// A log format (`-f/--log-format`). `auto` is not a format: it is the
-/// choice to [`detect`](crate::log) one per input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum LogFormat {
-    /// One URL or request target per line.
-    #[cfg_attr(feature = "cli", value(name = "plain"))]
-    Plain,
-    /// Apache/nginx common log format (`%h %l %u %t "%r" %>s %b`).
-    #[cfg_attr(feature = "cli", value(name = "common"))]
-    Common,
-    /// Apache/nginx combined: common plus `"%{Referer}i" "%{User-agent}i"`.
-    #[cfg_attr(feature = "cli", value(name = "combined"))]
-    Combined,
-    /// Combined or common with a virtual-host prefix (`%v:%p` or `%v`).
-    #[cfg_attr(feature = "cli", value(name = "vhost"))]
-    Vhost,
-    /// W3C extended log (IIS and others), columns from `#Fields:`.
-    #[cfg_attr(feature = "cli", value(name = "w3c"))]
-    W3c,
-    /// Amazon CloudFront standard log (W3C, tab separated, percent-encoded values).
-    #[cfg_attr(feature = "cli", value(name = "cloudfront"))]
-    Cloudfront,
-    /// AWS Application/Classic Load Balancer access log.
-    #[cfg_attr(feature = "cli", value(name = "alb"))]
-    Alb,
-    /// One JSON object per line (nginx JSON, Caddy, Traefik, cloud and CDN
-    /// logs, Zeek, or given field paths).
-    #[cfg_attr(feature = "cli", value(name = "json"))]
-    Json,
-    /// HAProxy HTTP log, usually with a syslog prefix.
-    #[cfg_attr(feature = "cli", value(name = "haproxy"))]
-    Haproxy,
-    /// Amazon S3 server access log (host from the logged Host header or the bucket).
-    #[cfg_attr(feature = "cli", value(name = "s3"))]
-    S3,
-    /// Squid native access log (absolute URL in field 7).
-    #[cfg_attr(feature = "cli", value(name = "squid"))]
-    Squid,
-    /// Envoy's or Istio's default access log (authority from `%REQ(:AUTHORITY)%`).
-    #[cfg_attr(feature = "cli", value(name = "envoy"))]
-    Envoy,
-    /// Zeek (Bro) `http.log`, TSV with `#fields` headers.
-    #[cfg_attr(feature = "cli", value(name = "zeek"))]
-    Zeek,
-    /// Comma-separated values with a header row; columns by name (`--columns`).
-    #[cfg_attr(feature = "cli", value(name = "csv"))]
-    Csv,
-    /// Tab-separated values with a header row; columns by name (`--columns`).
-    #[cfg_attr(feature = "cli", value(name = "tsv"))]
-    Tsv,
-}
-
 impl LogFormat {
-    /// Every format, in the order detection tries them.
-    pub const ALL: [LogFormat; 15] = [
-        LogFormat::Plain,
-        LogFormat::Common,
-        LogFormat::Combined,
-        LogFormat::Vhost,
-        LogFormat::W3c,
-        LogFormat::Cloudfront,
-        LogFormat::Alb,
-        LogFormat::Json,
-        LogFormat::Haproxy,
-        LogFormat::S3,
-        LogFormat::Squid,
-        LogFormat::Envoy,
-        LogFormat::Zeek,
-        LogFormat::Csv,
-        LogFormat::Tsv,
-    ];
-
-    /// The name used on the command line and in statistics.
-    pub fn name(self) -> &'static str {
-        match self {
-            LogFormat::Plain => "plain",
-            LogFormat::Common => "common",
-            LogFormat::Combined => "combined",
-            LogFormat::Vhost => "vhost",
-            LogFormat::W3c => "w3c",
-            LogFormat::Cloudfront => "cloudfront",
-            LogFormat::Alb => "alb",
-            LogFormat::Json => "json",
-            LogFormat::Haproxy => "haproxy",
-            LogFormat::S3 => "s3",
-            LogFormat::Squid => "squid",
-            LogFormat::Envoy => "envoy",
-            LogFormat::Zeek => "zeek",
-            LogFormat::Csv => "csv",
-            LogFormat::Tsv => "tsv",
-        }
-    }
-
     /// True for formats whose meaning of a line depends on an earlier header
     /// line (`#Fields:`), which must be carried from chunk to chunk.
     pub fn has_header_state(self) -> bool {
         self.header_line().is_some()
-    }
-
-    /// How to find the format's header lines, for formats whose lines
-    /// depend on an earlier one (W3C's `#Fields:`); `None` for the others.
-    pub(crate) fn header_line(self) -> Option<HeaderLine> {
-        match self {
-            LogFormat::W3c | LogFormat::Cloudfront => Some(w3c::HEADER_LINE),
-            LogFormat::Zeek => Some(zeek::HEADER_LINE),
-            LogFormat::Csv | LogFormat::Tsv => Some(csv::HEADER_LINE),
-            _ => None,
-        }
     }
 
     /// The header lines to look for in an input whose format is not known
@@ -478,25 +372,84 @@ impl std::str::FromStr for LogFormat {
     }
 }
 
-pub(crate) mod alb;
-pub(crate) mod clf;
-pub(crate) mod csv;
 pub mod detect;
-pub(crate) mod envoy;
 pub(crate) mod escape;
 pub(crate) mod fields;
-pub(crate) mod haproxy;
 pub(crate) mod info;
 mod record;
-pub(crate) mod s3;
-pub(crate) mod squid;
+mod registry;
 mod target;
-pub(crate) mod zeek;
 
 pub use csv::CsvColumns;
 pub use info::{RecordColumn, RecordFilter};
 pub use json::{JsonPaths, JsonPreset};
 pub(crate) use record::Extract;
 pub use record::RecordReader;
+pub(crate) use registry::{LogReader, Tally};
 pub(crate) use target::request_url_of;
 pub use target::{base_prefix, request_url, RequestTarget, RequestUrl};
+
+// The registered readers (module and type: the module is declared here),
+// each with the formats it reads (their `-f` names and help), in the order
+// of `LogFormat::ALL` and of `-f`'s help. A new format is a file and an
+// entry here (see `registry.rs`). For
+// `-f auto`, `rank` is the reader's place in the detection order (its
+// `decides` test is tried in that order, and a tie of votes goes to the
+// lower rank), and `score` says which shape a line with several gets (the
+// highest: the most specific shape; 0 for readers that do not vote).
+registry::formats! {
+    /// A `plain` line is its own target.
+    Plain(plain::PlainReader) { rank: 8, score: 1 } => [
+        /// One URL or request target per line.
+        Plain = "plain",
+    ],
+    Clf(clf::ClfExtractor) { rank: 7, score: 2 } => [
+        /// Apache/nginx common log format (`%h %l %u %t "%r" %>s %b`).
+        Common = "common",
+        /// Apache/nginx combined: common plus `"%{Referer}i" "%{User-agent}i"`.
+        Combined = "combined",
+        /// Combined or common with a virtual-host prefix (`%v:%p` or `%v`).
+        Vhost = "vhost",
+    ],
+    W3c(w3c::W3cExtractor) { rank: 3, score: 0 } => [
+        /// W3C extended log (IIS and others), columns from `#Fields:`.
+        W3c = "w3c",
+        /// Amazon CloudFront standard log (W3C, tab separated, percent-encoded values).
+        Cloudfront = "cloudfront",
+    ],
+    Alb(alb::AlbExtractor) { rank: 5, score: 7 } => [
+        /// AWS Application/Classic Load Balancer access log.
+        Alb = "alb",
+    ],
+    Json(json::JsonExtractor) { rank: 4, score: 8 } => [
+        /// One JSON object per line (nginx JSON, Caddy, Traefik, cloud and CDN
+        /// logs, Zeek, or given field paths).
+        Json = "json",
+    ],
+    Haproxy(haproxy::HaproxyExtractor) { rank: 6, score: 6 } => [
+        /// HAProxy HTTP log, usually with a syslog prefix.
+        Haproxy = "haproxy",
+    ],
+    S3(s3::S3Extractor) { rank: 9, score: 3 } => [
+        /// Amazon S3 server access log (host from the logged Host header or the bucket).
+        S3 = "s3",
+    ],
+    Squid(squid::SquidExtractor) { rank: 10, score: 5 } => [
+        /// Squid native access log (absolute URL in field 7).
+        Squid = "squid",
+    ],
+    Envoy(envoy::EnvoyExtractor) { rank: 11, score: 4 } => [
+        /// Envoy's or Istio's default access log (authority from `%REQ(:AUTHORITY)%`).
+        Envoy = "envoy",
+    ],
+    Zeek(zeek::ZeekExtractor) { rank: 2, score: 0 } => [
+        /// Zeek (Bro) `http.log`, TSV with `#fields` headers.
+        Zeek = "zeek",
+    ],
+    Csv(csv::CsvExtractor) { rank: 1, score: 0 } => [
+        /// Comma-separated values with a header row; columns by name (`--columns`).
+        Csv = "csv",
+        /// Tab-separated values with a header row; columns by name (`--columns`).
+        Tsv = "tsv",
+    ],
+}

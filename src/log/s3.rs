@@ -34,7 +34,9 @@
 
 use super::escape::{split_request, Request};
 use super::fields::{Field as Span, Fields};
-use super::{Extracted, Field, Line, LineError, Scheme, Skip};
+use super::json::JsonPaths;
+use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Scheme, Skip};
+use crate::ascii;
 
 /// Positions of the fields read.
 const BUCKET: usize = 1;
@@ -67,11 +69,14 @@ pub(crate) fn is_operation(op: &[u8]) -> bool {
             .all(|&b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_' || b == b'.')
 }
 
-impl S3Extractor {
+impl LogReader for S3Extractor {
+    fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+        S3Extractor
+    }
+
     /// Reads one line (without its line end).
-    pub fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        out.clear();
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+    fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         let mut at = [None::<Span>; READ];
@@ -170,11 +175,21 @@ impl S3Extractor {
         }
         Line::Record
     }
+
+    /// `owner bucket [time zone] ip requester id OPERATION ...`.
+    fn shape(line: &[u8]) -> Option<u8> {
+        let mut fields = line.split(|&b| b == b' ').filter(|f| !f.is_empty());
+        if fields.nth(2).unwrap_or_default().first() != Some(&b'[') {
+            return None;
+        }
+        is_operation(fields.nth(4).unwrap_or_default()).then_some(0)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::log::Extract;
 
     const OWNER: &str = "79a59df900b949e55d96a1e698fbacedfd6e09d98eacf8f8d5218e7cd47ef2be";
 

@@ -17,7 +17,8 @@
 //! come out the same unless the proxy was set to log queries.
 
 use super::info::Info;
-use super::{Extracted, Field, Line, LineError, Skip};
+use super::json::JsonPaths;
+use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Skip};
 
 /// Reads Squid native access-log records.
 #[derive(Clone, Debug, Default)]
@@ -49,10 +50,13 @@ pub(crate) fn is_unix_time(f: &[u8]) -> bool {
     }
 }
 
-impl SquidExtractor {
+impl LogReader for SquidExtractor {
+    fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+        SquidExtractor
+    }
+
     /// Reads one line (without its line end).
-    pub fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        out.clear();
+    fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
         let mut fields = line
             .split(|&b| b == b' ' || b == b'\t')
             .filter(|f| !f.is_empty());
@@ -88,11 +92,22 @@ impl SquidExtractor {
         out.has_target = true;
         Line::Record
     }
+
+    /// A Unix time with milliseconds first and a result code
+    /// (`TCP_MISS/200`) fourth.
+    fn shape(line: &[u8]) -> Option<u8> {
+        let mut fields = line.split(|&b| b == b' ').filter(|f| !f.is_empty());
+        if !is_unix_time(fields.next().unwrap_or_default()) {
+            return None;
+        }
+        is_result_code(fields.nth(2).unwrap_or_default()).then_some(0)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::log::Extract;
 
     fn run(line: &str, field: Field) -> (Line, Vec<u8>, bool) {
         let mut out = Extracted::default();

@@ -99,11 +99,14 @@
 //! column is `MissingField` and a `-` referer is [`Skip::EmptyField`]. Host,
 //! port, scheme and `connect` are only filled when the request is wanted.
 
-use memchr::{memchr, memchr2};
+use memchr::{memchr, memchr2, memmem};
 
 // One field of a line (inside the quotes when `quoted`).
 use super::fields::Field as Span;
-use super::{Extracted, Field, Line, LineError, Scheme, Skip};
+use super::json::JsonPaths;
+use super::{
+    Extract, Extracted, Field, HeaderLine, Line, LineError, LogFormat, LogReader, Scheme, Skip,
+};
 use crate::ascii;
 
 /// Column roles: what a column means to the extractor. 0 is "not used".
@@ -178,15 +181,14 @@ static SPECIAL: [u8; 256] = {
 /// allocate.
 ///
 /// ```
-/// use canonurl::internals::W3cExtractor;
-/// use canonurl::log::{Extracted, Field, Line, Skip};
+/// use canonurl::log::{Extracted, Field, Line, LogFormat, RecordReader, Skip};
 ///
-/// let mut x = W3cExtractor::new(false);
+/// let mut x = RecordReader::new(LogFormat::W3c, None);
 /// let mut out = Extracted::default();
 /// let header = b"#Fields: date time cs-method cs-uri-stem cs-uri-query s-port cs(Referer)";
-/// assert_eq!(x.extract(header, Field::Both, &mut out), Line::Skip(Skip::Header));
+/// assert_eq!(x.read(header, Field::Both, &mut out), Line::Skip(Skip::Header));
 /// let line = b"2015-01-13 09:49:46 GET /my+file.pdf q=a+b 443 -";
-/// assert_eq!(x.extract(line, Field::Both, &mut out), Line::Record);
+/// assert_eq!(x.read(line, Field::Both, &mut out), Line::Record);
 /// assert_eq!(out.target, b"/my file.pdf?q=a+b");
 /// assert_eq!(out.port, Some(443));
 /// assert!(!out.has_referer);
@@ -210,46 +212,27 @@ pub struct W3cExtractor {
 
 /// W3C's header lines: `#Fields:` directives, which set the columns of the
 /// records after them (after a UTF-8 BOM too).
-pub const HEADER_LINE: super::HeaderLine = super::HeaderLine {
+pub const HEADER_LINE: HeaderLine = HeaderLine {
     marker: b'#',
     is_header: W3cExtractor::is_fields_line,
     directives: &[],
     first_line: false,
 };
 
-impl W3cExtractor {
-    /// A reader for IIS-style W3C logs (`cloudfront == false`) or for
-    /// CloudFront standard logs, whose values are percent-encoded by the
-    /// logger and whose host comes from `x-host-header`.
-    pub fn new(cloudfront: bool) -> Self {
-        W3cExtractor {
-            cloudfront,
-            has_layout: false,
-            role_of: Vec::new(),
-            col: [ABSENT; ROLES],
-            last_request: None,
-            last_referer: None,
-            last_info: None,
-        }
-    }
-
-    /// True if `line` is a `#Fields:` directive (the chunk reader carries the
-    /// last one to the next chunk).
-    pub fn is_fields_line(line: &[u8]) -> bool {
-        let line = line.strip_prefix(BOM).unwrap_or(line);
-        ascii::starts_with_ignore_case(line, b"#fields:")
+impl LogReader for W3cExtractor {
+    fn new(format: LogFormat, _: Option<JsonPaths>) -> Self {
+        W3cExtractor::new(format == LogFormat::Cloudfront)
     }
 
     /// Processes one line (without its line end). `#Fields:` lines set the
     /// column layout and, like every other `#` line, give
     /// `Skip(Header)`; see the [module docs](self) for the rest.
-    pub fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        out.clear();
+    fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
         let (line, base) = match line.strip_prefix(BOM) {
             Some(rest) => (rest, BOM.len()),
             None => (line, 0),
         };
-        if line.iter().all(|&b| is_sep(b)) {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         if line[0] == b'#' {
@@ -336,6 +319,51 @@ impl W3cExtractor {
             }
         }
         Line::Record
+    }
+
+    const HEADER_LINE: Option<HeaderLine> = Some(HEADER_LINE);
+
+    fn header(&mut self, line: &[u8]) {
+        // What the line gives is its reader's to report, where it is.
+        let _ = self.extract(line, Field::Request, &mut Extracted::default());
+    }
+
+    /// A `#Fields:` line: CloudFront's when it has CloudFront's own fields.
+    fn decides(line: &[u8], _: bool) -> Option<LogFormat> {
+        if !ascii::starts_with_ignore_case(line, b"#Fields:") {
+            return None;
+        }
+        let cloudfront = memmem::find(line, b"x-edge-").is_some()
+            || memmem::find(line, b"x-host-header").is_some();
+        Some(if cloudfront {
+            LogFormat::Cloudfront
+        } else {
+            LogFormat::W3c
+        })
+    }
+}
+
+impl W3cExtractor {
+    /// A reader for IIS-style W3C logs (`cloudfront == false`) or for
+    /// CloudFront standard logs, whose values are percent-encoded by the
+    /// logger and whose host comes from `x-host-header`.
+    pub fn new(cloudfront: bool) -> Self {
+        W3cExtractor {
+            cloudfront,
+            has_layout: false,
+            role_of: Vec::new(),
+            col: [ABSENT; ROLES],
+            last_request: None,
+            last_referer: None,
+            last_info: None,
+        }
+    }
+
+    /// True if `line` is a `#Fields:` directive (the chunk reader carries the
+    /// last one to the next chunk).
+    pub fn is_fields_line(line: &[u8]) -> bool {
+        let line = line.strip_prefix(BOM).unwrap_or(line);
+        ascii::starts_with_ignore_case(line, b"#fields:")
     }
 
     /// Fills target, host, port, scheme and `connect`; `Some` when the line

@@ -68,7 +68,8 @@
 
 use memchr::memchr;
 
-use super::{Extracted, Field, HeaderLine, Line, LineError, Skip};
+use super::json::JsonPaths;
+use super::{Extract, Extracted, Field, HeaderLine, Line, LineError, LogFormat, LogReader, Skip};
 use crate::ascii;
 
 /// Column roles.
@@ -148,11 +149,14 @@ impl Default for ZeekExtractor {
     }
 }
 
-impl ZeekExtractor {
+impl LogReader for ZeekExtractor {
+    fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+        ZeekExtractor::default()
+    }
+
     /// Processes one line (without its line end); see the [module docs](self).
-    pub(crate) fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        out.clear();
-        if line.iter().all(|&b| b == b' ' || b == b'\t') {
+    fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
+        if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
         if line[0] == b'#' {
@@ -260,6 +264,35 @@ impl ZeekExtractor {
         Line::Record
     }
 
+    const HEADER_LINE: Option<HeaderLine> = Some(HEADER_LINE);
+
+    /// The directives carried with the `#fields` line, one per line.
+    fn header(&mut self, line: &[u8]) {
+        let out = &mut Extracted::default();
+        for l in line.split(|&b| b == b'\n') {
+            // What the line gives is its reader's to report, where it is.
+            let _ = self.extract(l, Field::Request, out);
+        }
+    }
+
+    /// A directive that only an HTTP log has (`#fields` with `uri`,
+    /// `#path http`), or that only Zeek writes (`#separator`).
+    fn decides(line: &[u8], _: bool) -> Option<LogFormat> {
+        let sep = |b: &u8| *b == b'\t' || *b == b' ';
+        let zeek = if is_fields_line(line) {
+            line[8..].split(|&b| b == line[7]).any(|n| n == b"uri")
+        } else {
+            line.strip_prefix(b"#separator")
+                .is_some_and(|r| r.first().is_some_and(sep))
+                || line
+                    .strip_prefix(b"#path")
+                    .is_some_and(|r| r.first().is_some_and(sep) && r[1..].trim_ascii() == b"http")
+        };
+        zeek.then_some(LogFormat::Zeek)
+    }
+}
+
+impl ZeekExtractor {
     /// Takes what a `#` line says: the separator, the markers, the layout.
     fn directive(&mut self, line: &[u8]) {
         if is_fields_line(line) {

@@ -99,7 +99,6 @@ fn string_body(bytes: &[u8], out: &mut Vec<u8>) {
 
 #[cold]
 fn escaped(bytes: &[u8], out: &mut Vec<u8>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
             match c {
@@ -109,10 +108,8 @@ fn escaped(bytes: &[u8], out: &mut Vec<u8>) {
                 '\r' => out.extend_from_slice(b"\\r"),
                 '\t' => out.extend_from_slice(b"\\t"),
                 c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                    let n = c as usize;
-                    out.extend_from_slice(b"\\u00");
-                    out.push(HEX[n >> 4]);
-                    out.push(HEX[n & 0xf]);
+                    let [h, l] = crate::ascii::hex_lower(c as u8);
+                    out.extend_from_slice(&[b'\\', b'u', b'0', b'0', h, l]);
                 }
                 c => {
                     let mut utf8 = [0; 4];

@@ -52,17 +52,12 @@ fn rules(row: &Row<'_>, out: &mut Vec<u8>) {
 /// as `\xNN`, so that a rejected line is one line of the file and `head
 /// rejects.txt` cannot send an escape sequence to a terminal.
 pub(crate) fn escape_controls(bytes: &[u8], out: &mut Vec<u8>) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
     for &b in bytes {
         match b {
             b'\\' | b'\t' | b'\n' | b'\r' => escape(&[b], out),
             0..=0x1F | 0x7F => {
-                out.extend_from_slice(&[
-                    b'\\',
-                    b'x',
-                    HEX[usize::from(b >> 4)],
-                    HEX[usize::from(b & 15)],
-                ]);
+                let [h, l] = crate::ascii::hex_upper(b);
+                out.extend_from_slice(&[b'\\', b'x', h, l]);
             }
             _ => out.push(b),
         }

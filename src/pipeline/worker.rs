@@ -32,6 +32,7 @@ use crate::url::simd::{self, Chunk};
 use crate::{Canonical, Canonicalizer};
 use crossbeam_channel::{Receiver, Sender};
 
+use crate::ascii;
 use crate::input::TOO_LONG_HEAD;
 
 /// A URL of a piece for the distinct table of `--unique`/`--count`: its
@@ -419,7 +420,7 @@ impl Worker {
                 self.too_long(sink, LogFormat::Plain, index, 0, line, out);
                 continue;
             }
-            if line.first().is_none_or(|&b| b == b' ' || b == b'\t') && is_blank(line) {
+            if line.first().is_none_or(|&b| b == b' ' || b == b'\t') && ascii::is_blank(line) {
                 out.stats.skip(Skip::EmptyLine);
                 sink.no_url(out);
                 continue;
@@ -692,7 +693,7 @@ impl Worker {
             // earlier input (a log read before it by this worker) is left
             // for `--with` columns or the record sink to read in it.
             self.record.info = Info::default();
-            let slot = if is_blank(line) {
+            let slot = if ascii::is_blank(line) {
                 Slot::Skip(Skip::EmptyLine)
             } else {
                 self.urls
@@ -1135,10 +1136,4 @@ impl Worker {
         }
         buf
     }
-}
-
-/// An empty or all-blank line.
-#[inline]
-fn is_blank(line: &[u8]) -> bool {
-    line.iter().all(|&b| b == b' ' || b == b'\t')
 }

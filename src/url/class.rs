@@ -108,16 +108,13 @@ pub fn is(b: u8, set: u8) -> bool {
 }
 
 /// Upper-case hex digits, for writing percent-escapes.
-pub const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+pub use crate::ascii::HEX_UPPER;
 
 /// Appends `%XX` for `b`.
 #[inline]
 pub fn push_escape(out: &mut Vec<u8>, b: u8) {
-    out.extend_from_slice(&[
-        b'%',
-        HEX_UPPER[(b >> 4) as usize],
-        HEX_UPPER[(b & 15) as usize],
-    ]);
+    let [h, l] = crate::ascii::hex_upper(b);
+    out.extend_from_slice(&[b'%', h, l]);
 }
 
 /// Appends `input` to `out`, percent-encoding every byte in the set `S`.

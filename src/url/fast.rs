@@ -493,12 +493,8 @@ fn http<const STRICT: bool, const RULES: bool, C: Chunk>(chunk: C, input: &[u8])
     if i < len && input[i] == b':' && !file {
         i += 1;
         let digits = i;
-        let mut value = 0u32;
-        while i < len && input[i].is_ascii_digit() && i - digits < 5 {
-            value = value * 10 + u32::from(input[i] - b'0');
-            i += 1;
-        }
-        let n = i - digits;
+        let (n, value) = crate::ascii::leading_decimal(&input[i..], 5);
+        i += n;
         if n == 0 || (n > 1 && input[digits] == b'0') || value > 65535 || value == default_port {
             return None;
         }

@@ -581,7 +581,7 @@ fn write_ipv6(out: &mut Vec<u8>, address: &[u16; 8]) {
         for shift in [12, 8, 4, 0] {
             let d = (piece >> shift) & 15;
             if d != 0 || started || shift == 0 {
-                out.push(b"0123456789abcdef"[d as usize]);
+                out.push(crate::ascii::HEX_LOWER[d as usize]);
                 started = true;
             }
         }
