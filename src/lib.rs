@@ -307,9 +307,6 @@ pub use url::parts::{Parts, ABSENT};
 #[cfg(feature = "pipeline")]
 pub mod internals {
     pub use crate::input::stream::{open as open_input, Input};
-    pub use crate::log::alb::AlbExtractor;
-    pub use crate::log::clf::ClfExtractor;
-    pub use crate::log::haproxy::HaproxyExtractor;
     pub use crate::log::json::JsonExtractor;
     pub use crate::log::w3c::W3cExtractor;
     pub use crate::pipeline::job::FileCtx;
