@@ -16,7 +16,7 @@
 //! a fixed pool, so memory stays bounded whatever the input size: the reader
 //! waits for a free buffer when the writer falls behind. With `--unique` and
 //! `--count` the writer hands each URL to the distinct table
-//! (`distinct.rs`), which stays within `--memory` by spilling sorted runs.
+//! (`distinct/`), which stays within `--memory` by spilling sorted runs.
 
 pub(crate) mod distinct;
 pub(crate) mod job;
