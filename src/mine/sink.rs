@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use super::hints::Follow;
 use super::summary::Key;
 use super::table::SummaryTable;
-use crate::log::info::Info;
+use crate::log::info::{parse_time, Info};
 use crate::pipeline::RecordSink;
 
 /// What the workers' sinks hand over when their worker is done.
@@ -50,8 +50,7 @@ pub(crate) struct WorkerSink {
     windows: BTreeSet<i64>,
     last_window: Option<i64>,
     /// The last time field read, and its time.
-    time_text: Vec<u8>,
-    time_value: Option<i64>,
+    time: TimeCache,
     gathered: Arc<Mutex<Gathered>>,
 }
 
@@ -72,8 +71,7 @@ impl WorkerSink {
             follow: Follow::default(),
             windows: BTreeSet::new(),
             last_window: None,
-            time_text: Vec::new(),
-            time_value: None,
+            time: TimeCache::default(),
             gathered,
         }
     }
@@ -88,15 +86,10 @@ impl RecordSink for WorkerSink {
         let bytes = info.bytes(line);
         // Parsed once: the window's and the redirect hints' time; not
         // again when the record logs the same time text as the one before
-        // (the neighbours of a busy log share their second).
+        // (the neighbours of a busy log share their second). A time in one
+        // field is what `Info::time` parses of it.
         let time = match info.time_field(line) {
-            Some(text) if text == &self.time_text[..] => self.time_value,
-            Some(text) => {
-                self.time_text.clear();
-                self.time_text.extend_from_slice(text);
-                self.time_value = info.time(line);
-                self.time_value
-            }
+            Some(text) => self.time.get(text, parse_time),
             None => info.time(line),
         };
         let window = match (self.window, time) {
@@ -162,6 +155,47 @@ impl RecordSink for WorkerSink {
         if g.error.is_none() {
             g.error = error;
         }
+    }
+}
+
+/// Misses in a row after which [`TimeCache`] rests, and the records it
+/// rests for.
+const MISSES_TO_REST: u32 = 8;
+const REST: u32 = 56;
+
+/// The last time text read and its value. On a log whose time text
+/// changes from one record to the next (times of a quiet site, or in
+/// milliseconds) checking and keeping the text only costs, so after
+/// [`MISSES_TO_REST`] misses in a row the cache rests for [`REST`]
+/// records, which are parsed as they come; then it is tried again. The
+/// value is the parse of the text either way.
+#[derive(Default)]
+struct TimeCache {
+    text: Vec<u8>,
+    value: Option<i64>,
+    misses: u32,
+    resting: u32,
+}
+
+impl TimeCache {
+    fn get(&mut self, text: &[u8], parse: impl Fn(&[u8]) -> Option<i64>) -> Option<i64> {
+        if self.resting > 0 {
+            self.resting -= 1;
+            return parse(text);
+        }
+        if text == &self.text[..] {
+            self.misses = 0;
+            return self.value;
+        }
+        self.misses += 1;
+        if self.misses >= MISSES_TO_REST {
+            self.misses = 0;
+            self.resting = REST;
+        }
+        self.text.clear();
+        self.text.extend_from_slice(text);
+        self.value = parse(text);
+        self.value
     }
 }
 
@@ -288,6 +322,34 @@ mod tests {
             })
             .collect();
         assert_eq!(windows, [("-", "1"), ("0", "3"), ("86400", "3")], "{out}");
+    }
+
+    #[test]
+    fn the_time_cache_rests_on_times_that_change_and_gives_the_parsed_values() {
+        let calls = std::cell::Cell::new(0);
+        let parse = |t: &[u8]| {
+            calls.set(calls.get() + 1);
+            std::str::from_utf8(t).ok()?.parse::<i64>().ok()
+        };
+        let mut cache = TimeCache::default();
+        // A new time every record: each parsed once, and the cache rests.
+        for t in 0..100 {
+            assert_eq!(cache.get(t.to_string().as_bytes(), parse), Some(t));
+        }
+        assert_eq!(calls.get(), 100);
+        assert!(cache.resting > 0, "misses in a row rest the cache");
+        // One time again and again: parsed while the cache rests (and the
+        // value is this text's, not the kept one's), then read from it.
+        for _ in 0..REST + 2 {
+            assert_eq!(cache.get(b"7", parse), Some(7));
+        }
+        let before = calls.get();
+        for _ in 0..10 {
+            assert_eq!(cache.get(b"7", parse), Some(7));
+        }
+        assert_eq!(calls.get(), before, "a repeated time is not parsed again");
+        assert_eq!(cache.get(b"x", parse), None);
+        assert_eq!(cache.get(b"8", parse), Some(8));
     }
 
     #[test]
