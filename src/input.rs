@@ -14,7 +14,7 @@
 //! magic bytes (lz4, zip, 7z, ...) are named in the input's error, with
 //! the command that decompresses them. Everything is read with
 //! `read()` or `pread()` into a few reused buffers rather than memory-mapped: the page
-//! cache serves plain files at several GB/s either way, one code path serves
+//! cache serves plain files at several GB/s either way, reading works for
 //! files, pipes and decompressors alike, and the resident memory stays at the
 //! buffers in flight instead of growing with the touched pages of the map.
 

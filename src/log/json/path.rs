@@ -195,6 +195,8 @@ pub(super) const SLOT_COUNT: usize = 11;
 
 /// The slots of the record's other fields, read only when they are wanted
 /// ([`Extracted::want_info`]); the method is one of them too.
+///
+/// [`Extracted::want_info`]: crate::log::Extracted::want_info
 pub(super) const INFO_SLOTS: [Slot; 5] = [
     Slot::Method,
     Slot::Status,

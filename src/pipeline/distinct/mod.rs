@@ -348,7 +348,7 @@ impl Distinct {
     /// rules that changed it. "Seen already" is known now when the table
     /// has the URL (`!new`); when the table has just taken it, the rules
     /// are kept with the entry, and counted if a run shows the URL was seen
-    /// before (see [`merge_once`](run::merge_once)).
+    /// before (see `merge_once` in `run.rs`).
     fn count_merge(&mut self, new: bool, pre: u64, fired: RuleMask) {
         if self.seen_pre.find(pre, |&k| k == pre).is_some() {
             return;
