@@ -3,20 +3,23 @@
 //! itself, and the URL is written once with their edits made, not copied
 //! and then edited in place (see `apply.rs`).
 //!
-//! Only the edits that cut or add bytes at a component's edge are made
-//! here: the fragment, `www.` labels, an index file, `trailing-slash=add`'s
-//! slash. A URL whose query, path segments or host the rules would rewrite
-//! otherwise is left to the in-place rules ([`plan`] says `None`), which
-//! then decide everything again: each decision is made by the function the
-//! in-place rules use (`path::plan`, `host::plan`, `query::changes`), so
-//! both ways give the same bytes (`tests/rules_fused.rs` compares them).
+//! The edits made here cut or add bytes at a component's edge (the
+//! fragment, `www.` labels, an index file, `trailing-slash=add`'s slash) or
+//! replace the query with what the query rules wrote (`query::rewrite`,
+//! which reads it once). A URL whose path segments or host the rules would
+//! rewrite otherwise is left to the in-place rules ([`plan`] says `None`),
+//! which then decide everything again: each decision is made by the
+//! function the in-place rules use (`path::plan`, `host::plan`,
+//! `query::rewrite`), so both ways give the same bytes (the tests below
+//! compare them).
 //!
 //! Only a rule set with one configuration for every URL is fused
 //! ([`fusable`]): no host section, alias, path section or rewrite, and none
 //! of the rules that the fused way leaves to the in-place one.
 
 use super::apply::{is_web, Scratch};
-use super::{host, path, query, Config, Rule, RuleMask, RuleSet, TrailingSlash};
+use super::query::{self, Outcome};
+use super::{host, path, Config, Rule, RuleMask, RuleSet, TrailingSlash};
 use crate::url::fast::PathFacts;
 use crate::url::parts::{Parts, ABSENT};
 
@@ -48,6 +51,8 @@ pub(crate) struct Plan {
     path_cut: u32,
     /// `trailing-slash=add`'s slash after them.
     slash: bool,
+    /// The query rules' edit (a new query is in the scratch buffer).
+    query: Outcome,
     /// Where the kept bytes end (before a removed fragment).
     end: u32,
 }
@@ -77,6 +82,7 @@ pub(crate) fn plan(
         www: 0,
         path_cut: pe,
         slash: false,
+        query: Outcome::Same,
         end,
     };
     if !is_web(input, parts) {
@@ -97,48 +103,78 @@ pub(crate) fn plan(
     )?;
     plan.path_cut = ps + kept as u32;
     plan.slash = slash;
-    if parts.query_start != ABSENT {
-        let q = &input[parts.query_start as usize + 1..parts.query_end() as usize];
-        if query::changes(cfg, q) {
-            return None;
-        }
-    }
     if parts.host_start != ABSENT {
         let h = &input[parts.host_start as usize..parts.host_end as usize];
         plan.www = host::plan(cfg, h, &mut plan.fired)? as u32;
+    }
+    // Last: the only decision that writes (a changed query), made once the
+    // others have not handed the URL to the in-place rules.
+    if parts.query_start != ABSENT {
+        let q = &input[parts.query_start as usize + 1..parts.query_end() as usize];
+        let (buf, params, movable) = (&mut s.buf, &mut s.params, &mut s.movable);
+        plan.query = query::rewrite(cfg, q, buf, params, movable, &mut plan.fired);
     }
     Some(plan)
 }
 
 /// Appends `input` with `plan`'s edits made (`plan.fired` is not empty),
-/// and returns the parts of what was written.
+/// and returns the parts of what was written. `written`: the scratch
+/// buffer, which holds the new query when the plan has one.
 #[inline]
-pub(crate) fn write(input: &[u8], parts: &Parts, plan: &Plan, out: &mut Vec<u8>) -> Parts {
+pub(crate) fn write(
+    input: &[u8],
+    parts: &Parts,
+    plan: &Plan,
+    written: &[u8],
+    out: &mut Vec<u8>,
+) -> Parts {
     let pe = parts.path_end();
     let start = out.len();
     let mut p = *parts;
-    if plan.www > 0 {
-        let hs = parts.host_start as usize;
-        out.extend_from_slice(&input[..hs]);
-        out.extend_from_slice(&input[hs + plan.www as usize..plan.path_cut as usize]);
-        p.host_end -= plan.www;
-        p.path_start -= plan.www;
-    } else if plan.path_cut == pe && !plan.slash {
+    let at = |out: &Vec<u8>| (out.len() - start) as u32;
+    let path_edited = plan.www > 0 || plan.path_cut < pe || plan.slash;
+    // Where the bytes copied as they were start in `input` (`query_end`)
+    // and in what was written (`moved_from`).
+    let (query_end, moved_from) = if !path_edited && plan.query == Outcome::Same {
         // Mostly a fragment removed: one copy.
         out.extend_from_slice(&input[..plan.end as usize]);
+        (pe, pe)
     } else {
-        out.extend_from_slice(&input[..plan.path_cut as usize]);
-    }
-    if plan.slash {
-        out.push(b'/');
-    }
-    if (plan.www > 0 || plan.path_cut < pe || plan.slash) && pe < plan.end {
-        out.extend_from_slice(&input[pe as usize..plan.end as usize]);
-    }
-    // The bytes from the path's end on were copied as they were: their
-    // offsets move by the change in length.
-    let written = (out.len() - start) as u32;
-    let delta = written.wrapping_sub(plan.end);
+        if plan.www > 0 {
+            let hs = parts.host_start as usize;
+            out.extend_from_slice(&input[..hs]);
+            out.extend_from_slice(&input[hs + plan.www as usize..plan.path_cut as usize]);
+            p.host_end -= plan.www;
+            p.path_start -= plan.www;
+        } else {
+            out.extend_from_slice(&input[..plan.path_cut as usize]);
+        }
+        if plan.slash {
+            out.push(b'/');
+        }
+        // From the path's end on: the query (as it was, new or gone), then
+        // the fragment unless it was cut.
+        let query_end = match plan.query {
+            Outcome::Same => pe,
+            Outcome::Gone => {
+                p.query_start = ABSENT;
+                parts.query_end()
+            }
+            Outcome::New(k) => {
+                p.query_start = at(out);
+                out.extend_from_slice(&written[k as usize..]);
+                parts.query_end()
+            }
+        };
+        let moved_from = at(out);
+        if query_end < plan.end {
+            out.extend_from_slice(&input[query_end as usize..plan.end as usize]);
+        }
+        (query_end, moved_from)
+    };
+    // The bytes copied as they were from `query_end` on: their offsets move
+    // by the change in length.
+    let delta = moved_from.wrapping_sub(query_end);
     let moved = |o: u32| {
         if o == ABSENT {
             o
@@ -146,13 +182,15 @@ pub(crate) fn write(input: &[u8], parts: &Parts, plan: &Plan, out: &mut Vec<u8>)
             o.wrapping_add(delta)
         }
     };
-    p.query_start = moved(parts.query_start);
+    if plan.query == Outcome::Same {
+        p.query_start = moved(parts.query_start);
+    }
     p.fragment_start = if plan.end < parts.len {
         ABSENT
     } else {
         moved(parts.fragment_start)
     };
-    p.len = written;
+    p.len = at(out);
     p
 }
 
