@@ -123,6 +123,37 @@ fn with_is_refused_where_rows_are_not_records() {
     }
 }
 
+/// A URL list read after a log by the same worker (`-j 1`, one run) shows
+/// none of the last record's fields: its rows' `host` is empty, not the
+/// log's virtual host (a URL list's lines are not read into the record,
+/// so the worker clears it once for the list).
+#[test]
+fn with_host_of_a_list_after_a_log_is_empty() {
+    let dir =
+        std::env::temp_dir().join(format!("cli-fields-list-after-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("vhost.log");
+    let list = dir.join("list.txt");
+    std::fs::write(
+        &log,
+        "www.example.com:80 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /a HTTP/1.1\" 200 1 \"-\" \"ua\"\n",
+    )
+    .unwrap();
+    std::fs::write(&list, "http://a.example/x\n").unwrap();
+    let (log_arg, list_arg) = (log.to_str().unwrap(), list.to_str().unwrap());
+    for mode in [&["--format", "tsv"][..], &["--format", "tsv", "--pipe"]] {
+        let mut args = vec!["-j", "1", "--with", "host"];
+        args.extend_from_slice(mode);
+        args.extend([log_arg, list_arg]);
+        let out = canonurl(&args, b"");
+        assert_exit(&out, 0);
+        let t = text(&out);
+        let hosts: Vec<&str> = t.lines().map(|r| r.rsplit('\t').next().unwrap()).collect();
+        assert_eq!(hosts, ["www.example.com", ""], "{mode:?}: {t}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn stats(args: &[&str], stdin: &[u8]) -> (Output, Value) {
     let path = std::env::temp_dir().join(format!(
         "cli-fields-{}-{}.json",

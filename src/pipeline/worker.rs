@@ -1,16 +1,17 @@
 //! From lines to output bytes: one worker turns one piece of input into its
 //! output, its statistics and its reject reports, with no allocation per line.
 //!
-//! [`Worker::piece`] loops over the lines of a piece and sends what each
-//! gave to the run's [`Sink`] (rows, `--pipe` lines, the distinct table,
-//! the summary table), chosen once; the loops are generic over it. When the
-//! sink takes each URL alone and nothing else is wanted of it
-//! (`Worker::bare`), a `plain` line is canonicalized straight into the
-//! output buffer (`Worker::plain_urls`), and so is a log record's URL
-//! (`Worker::record_urls`); otherwise each line is read as a record of its
-//! format ([`RecordReader`]), the URL of its request (`request_input`) or
-//! its referer is canonicalized with everything the options ask for, and
-//! the line's slots go to the sink.
+//! One line loop ([`Worker::each_line`]) goes over the lines of a piece and
+//! sends what each gave to the run's [`Sink`] (rows, `--pipe` lines, the
+//! distinct table, the summary table), chosen once. It is generic over what
+//! reads a line ([`ReadLine`]: a `plain` line is its own URL; a log's line
+//! is read by its format's reader) and over the sink, and takes one of two
+//! paths per piece, fixed at compile time for each copy of the loop: bare,
+//! when the sink takes each URL alone and nothing else is wanted of it
+//! (`Worker::bare`), the line's URL is canonicalized straight into the
+//! output; full, each wanted field's URL is canonicalized with everything
+//! the options ask for and the line's slots go to the sink. Both turn a
+//! record's field into what to canonicalize in one place (`field_input`).
 
 use std::sync::Arc;
 
@@ -156,8 +157,8 @@ pub struct Worker {
     reader: Option<(usize, RecordReader)>,
     /// Nothing is wanted of a URL but its bytes (no dedup key, SURT form,
     /// rule statistics or `--explain`) and every record is kept (no
-    /// `--where`): with a sink that takes each URL alone, the loops
-    /// canonicalize it straight into the output.
+    /// `--where`): with a sink that takes each URL alone, the line loop
+    /// takes the bare path (see the module's doc).
     bare: bool,
     /// The name of the input of the last piece (`--with input`).
     input: Option<Arc<str>>,
@@ -165,18 +166,90 @@ pub struct Worker {
     sink: Option<RunSink>,
 }
 
-/// [`Worker::record_loop`] with the in-line target scan, as a job of
-/// `simd::dispatch`: the loop is compiled for the engine the CPU has.
+/// What reads the lines of a piece for [`Worker::each_line`]: a URL list's
+/// line is its own URL ([`PlainList`]); a log's line is read by its
+/// format's reader (any [`Extract`]: CLF's extractor itself, or the
+/// [`RecordReader`]'s dispatch over the formats).
+trait ReadLine {
+    /// Each line is one URL, whatever `--field` asks for: nothing is read
+    /// into the record.
+    const PLAIN: bool;
+    /// Reads `line` into `record` (a `plain` line only says whether it is
+    /// blank).
+    fn read(&mut self, line: &[u8], field: Field, record: &mut Extracted) -> Line;
+    /// See [`Extract::request_start`].
+    fn request_start(&self, line: &[u8]) -> Option<usize>;
+    /// See [`Extract::request_closes`].
+    fn request_closes(&self, rest: &[u8]) -> bool;
+}
+
+/// The reader of `plain` lines: a line is blank or a URL.
+struct PlainList;
+
+impl ReadLine for PlainList {
+    const PLAIN: bool = true;
+
+    #[inline(always)]
+    fn read(&mut self, line: &[u8], _: Field, _: &mut Extracted) -> Line {
+        // The first byte first: most lines start with their URL.
+        if line.first().is_none_or(|&b| b == b' ' || b == b'\t') && ascii::is_blank(line) {
+            Line::Skip(Skip::EmptyLine)
+        } else {
+            Line::Record
+        }
+    }
+
+    #[inline(always)]
+    fn request_start(&self, _: &[u8]) -> Option<usize> {
+        None
+    }
+
+    #[inline(always)]
+    fn request_closes(&self, _: &[u8]) -> bool {
+        false
+    }
+}
+
+impl<R: Extract> ReadLine for R {
+    const PLAIN: bool = false;
+
+    #[inline(always)]
+    fn read(&mut self, line: &[u8], field: Field, record: &mut Extracted) -> Line {
+        self.extract(line, field, record)
+    }
+
+    #[inline(always)]
+    fn request_start(&self, line: &[u8]) -> Option<usize> {
+        Extract::request_start(self, line)
+    }
+
+    #[inline(always)]
+    fn request_closes(&self, rest: &[u8]) -> bool {
+        Extract::request_closes(self, rest)
+    }
+}
+
+/// One piece's lines as [`Worker::each_line`] goes over them.
+#[derive(Clone, Copy)]
+struct PieceLines<'a> {
+    format: LogFormat,
+    buf: &'a [u8],
+    /// The number of the first line (see [`Worker::piece`]).
+    first_line: u64,
+}
+
+/// [`Worker::each_line`] on the bare path with the in-line target scan, as
+/// a job of `simd::dispatch`: the loop is compiled for the engine the CPU
+/// has.
 struct InLineLoop<'a, R, S> {
     worker: &'a mut Worker,
     sink: &'a mut S,
     reader: &'a mut R,
-    format: LogFormat,
-    buf: &'a [u8],
+    piece: PieceLines<'a>,
     out: &'a mut PieceOut,
 }
 
-impl<R: Extract, S: Sink> simd::Job for InLineLoop<'_, R, S> {
+impl<R: ReadLine, S: Sink> simd::Job for InLineLoop<'_, R, S> {
     type Output = ();
     #[inline(always)]
     fn run<C: Chunk>(self, chunk: C) {
@@ -184,11 +257,10 @@ impl<R: Extract, S: Sink> simd::Job for InLineLoop<'_, R, S> {
             worker,
             sink,
             reader,
-            format,
-            buf,
+            piece,
             out,
         } = self;
-        worker.record_loop(sink, Some(chunk), reader, format, buf, out);
+        worker.each_line::<R, S, C, true, false>(sink, reader, Some(chunk), &piece, out);
     }
 }
 
@@ -302,7 +374,10 @@ impl Worker {
         with_sink!(self, s => self.piece_into(s, ctx, buf, first_line, header, out));
     }
 
-    /// [`piece`](Self::piece) with the run's sink.
+    /// [`piece`](Self::piece) with the run's sink: picks, once for the
+    /// piece, what reads its lines and which path each line takes, and
+    /// runs the one line loop ([`each_line`](Self::each_line)) compiled for
+    /// that choice.
     fn piece_into<S: Sink>(
         &mut self,
         sink: &mut S,
@@ -313,11 +388,21 @@ impl Worker {
         out: &mut PieceOut,
     ) {
         let bare = S::BARE && self.bare && sink.bare();
-        if ctx.format == LogFormat::Plain && bare {
-            return self.plain_urls(sink, buf, out);
-        }
         if !self.opts.with.is_empty() && self.input.as_ref() != Some(&ctx.name) {
             self.input = Some(ctx.name.clone());
+        }
+        let piece = PieceLines {
+            format: ctx.format,
+            buf,
+            first_line,
+        };
+        if ctx.format == LogFormat::Plain {
+            // Nothing reads a URL list's line into the record: cleared once
+            // here, none of a record of an earlier input (a log read before
+            // it by this worker) is left for `--with` columns or the record
+            // sink to read in its lines.
+            self.record.clear();
+            return self.plain(sink, bare, &piece, out);
         }
         // A new reader for every piece of a W3C log, primed with the
         // `#Fields:` line in effect where the piece starts.
@@ -331,55 +416,111 @@ impl Worker {
             }
             self.reader = Some((ctx.id, reader));
         }
-        if let (Some(h), Some((_, reader))) = (header, self.reader.as_mut()) {
+        // Out of `self` for the loop, which lends `self` to what it calls;
+        // put back after it.
+        let Some((id, mut reader)) = self.reader.take() else {
+            return;
+        };
+        if let Some(h) = header {
             reader.header(h);
         }
-        if bare && self.opts.field != Field::Both {
-            if let Some((_, reader)) = self.reader.as_mut() {
-                reader.lend_targets();
-            }
-            return self.record_urls(sink, ctx.format, buf, out);
+        // Bare: one field's URL, canonicalized straight into the output.
+        let bare = bare && self.opts.field != Field::Both;
+        if bare {
+            reader.lend_targets();
         }
-        let mut ends = NO_ENDS;
-        for (index, line) in Lines::new(buf, &mut ends).enumerate() {
-            self.line(sink, ctx, line, index as u64, first_line, out);
+        // The loop is generic over what reads a line: CLF's extractor
+        // itself, called directly, or the reader's dispatch over formats.
+        match reader.own_loop() {
+            Some(extractor) => self.records(sink, bare, extractor, &piece, out),
+            None => self.records(sink, bare, &mut reader, &piece, out),
         }
+        self.reader = Some((id, reader));
     }
 
-    /// The hot loop of `plain` input when the output is the URLs alone: each
-    /// line is canonicalized straight into the output, with nothing to copy
-    /// first and nothing to remember per URL but its span. One copy of the
-    /// loop per sink, with or without `AS_IS`, chosen here once per piece.
+    /// The line loop of a `plain` piece. With `AS_IS` (no rules, and a
+    /// sink whose bare output is the URL and a `\n`), a line that is its
+    /// own canonical URL is its own output.
     // Out of line (it runs once a piece): inlined into `piece`, its loop's
     // code moved with the log loops' and cost up to 8 instructions a URL
     // more (pipeline/plain-whatwg 357.6 against 350.6).
     #[inline(never)]
-    fn plain_urls<S: Sink>(&mut self, sink: &mut S, buf: &[u8], out: &mut PieceOut) {
-        // Lines that are their own canonical URL are written a run at a
-        // time from the piece, where the canonicalizer can tell that from
-        // its scan alone (no rules).
-        if self.urls.canon.rules().is_none() && sink.url_is_line() {
-            self.plain_urls_as::<S, true>(sink, buf, out)
+    fn plain<S: Sink>(
+        &mut self,
+        sink: &mut S,
+        bare: bool,
+        piece: &PieceLines<'_>,
+        out: &mut PieceOut,
+    ) {
+        let (r, none) = (&mut PlainList, None::<simd::Table>);
+        if !bare {
+            self.each_line::<_, S, _, false, false>(sink, r, none, piece, out)
+        } else if self.urls.canon.rules().is_none() && sink.url_is_line() {
+            self.each_line::<_, S, _, true, true>(sink, r, none, piece, out)
         } else {
-            self.plain_urls_as::<S, false>(sink, buf, out)
+            self.each_line::<_, S, _, true, false>(sink, r, none, piece, out)
         }
     }
 
-    /// [`plain_urls`](Self::plain_urls) for one sink: with `AS_IS`,
-    /// a line that is its own canonical URL, ended by a plain `\n`, is its
-    /// own output line: such lines are not copied one by one but written a
-    /// run at a time from `buf` (`as_is`), before the next line that is
-    /// not, and at the end. Emitted lines are counted once, after the
-    /// loop: the lines that are not skipped or rejected (which are counted
-    /// as they come).
-    #[inline(always)]
-    fn plain_urls_as<S: Sink, const AS_IS: bool>(
+    /// The line loop of a log's piece, over `reader`. On the bare path a
+    /// request target with no base is canonicalized where it lies, its end
+    /// found by its own scan (see [`Extract::request_start`]). That loop
+    /// runs as a job of `simd::dispatch`, compiled for the CPU's byte-class
+    /// engine with the scan inlined in it: dispatched per line instead, the
+    /// call and the engine check cost about 28 instructions a line
+    /// (pipeline/combined).
+    #[inline]
+    fn records<R: ReadLine, S: Sink>(
         &mut self,
         sink: &mut S,
-        buf: &[u8],
+        bare: bool,
+        reader: &mut R,
+        piece: &PieceLines<'_>,
         out: &mut PieceOut,
     ) {
-        let max_line = self.opts.max_line;
+        let none = None::<simd::Table>;
+        if !bare {
+            self.each_line::<R, S, _, false, false>(sink, reader, none, piece, out);
+        } else if self.opts.field == Field::Request && self.base_prefix.is_none() {
+            simd::dispatch(InLineLoop {
+                worker: self,
+                sink,
+                reader,
+                piece: *piece,
+                out,
+            });
+        } else {
+            self.each_line::<R, S, _, true, false>(sink, reader, none, piece, out);
+        }
+    }
+
+    /// The one line loop: each line of `piece`, read by `reader`, goes to
+    /// `sink`, on the path chosen for the piece:
+    /// - `BARE`: the sink takes each URL alone and nothing else is wanted
+    ///   of it ([`Worker::bare`], [`Sink::bare`]), one field: the line's URL
+    ///   is canonicalized straight into the output ([`bare_line`]
+    ///   (Self::bare_line)), with `in_line` (the engine of the job it runs
+    ///   in) first where the target lies;
+    /// - otherwise each wanted field's URL is canonicalized with everything
+    ///   the options ask for and the line's slots go to the sink
+    ///   ([`full_line`](Self::full_line));
+    /// - `AS_IS` (bare `plain` lines, see [`plain`](Self::plain)): lines
+    ///   that are their own output are not copied one by one but written a
+    ///   run at a time from the piece, before the next line that is not,
+    ///   and at the end.
+    ///
+    /// Lines too long, skipped or rejected are counted as they come; the
+    /// others, emitted, once after the loop (the full path counts its own).
+    #[inline(always)]
+    fn each_line<R: ReadLine, S: Sink, C: Chunk, const BARE: bool, const AS_IS: bool>(
+        &mut self,
+        sink: &mut S,
+        reader: &mut R,
+        in_line: Option<C>,
+        piece: &PieceLines<'_>,
+        out: &mut PieceOut,
+    ) {
+        let (buf, max_line) = (piece.buf, self.opts.max_line);
         let counted = out.stats.lines;
         let mut lines = 0u64;
         let mut ends = NO_ENDS;
@@ -417,120 +558,7 @@ impl Worker {
                 as_is = 0..0;
             }
             if line.len() > max_line {
-                self.too_long(sink, LogFormat::Plain, index, 0, line, out);
-                continue;
-            }
-            if line.first().is_none_or(|&b| b == b' ' || b == b'\t') && ascii::is_blank(line) {
-                out.stats.skip(Skip::EmptyLine);
-                sink.no_url(out);
-                continue;
-            }
-            let start = out.out.len();
-            // Only the rules that fired are wanted: taken at the call, the
-            // rest of `Canonical` is not copied out of the fast path's result.
-            match self
-                .urls
-                .canon
-                .canonicalize_target(line, &mut out.out)
-                .map(|c| c.fired)
-            {
-                Ok(fired) => {
-                    if !fired.is_empty() {
-                        out.stats.rule_fired(fired);
-                    }
-                    sink.url(out, start);
-                }
-                Err(r) => {
-                    out.out.truncate(start);
-                    sink.no_url(out);
-                    self.reject(index, line, Why::Url(r.reason), r.offset, out);
-                }
-            }
-        }
-        if AS_IS {
-            out.out.extend_from_slice(&buf[as_is]);
-        }
-        out.stats.emit_each(lines - (out.stats.lines - counted));
-    }
-
-    /// The hot loop of a log whose output is one field's URLs alone: each
-    /// record's URL is canonicalized straight into the output, as in
-    /// [`plain_urls`](Self::plain_urls), with no row and no per-line slots:
-    /// the sink's bare calls give what its [`Sink::line`] gives for one slot.
-    fn record_urls<S: Sink>(
-        &mut self,
-        sink: &mut S,
-        format: LogFormat,
-        buf: &[u8],
-        out: &mut PieceOut,
-    ) {
-        // Out of `self` for the loop, which lends `self` to `lost_line` and
-        // `report`; put back after it.
-        let Some((id, mut reader)) = self.reader.take() else {
-            return;
-        };
-        // The loop is generic over what reads a line: CLF's extractor
-        // itself, called directly, or the reader's dispatch over formats.
-        match reader.own_loop() {
-            Some(extractor) => self.record_urls_with(sink, extractor, format, buf, out),
-            None => self.record_urls_with(sink, &mut reader, format, buf, out),
-        }
-        self.reader = Some((id, reader));
-    }
-
-    /// The loop of [`record_urls`](Self::record_urls), over `reader`.
-    #[inline]
-    fn record_urls_with<R: Extract, S: Sink>(
-        &mut self,
-        sink: &mut S,
-        reader: &mut R,
-        format: LogFormat,
-        buf: &[u8],
-        out: &mut PieceOut,
-    ) {
-        // A request target with no base is canonicalized where it lies, its
-        // end found by its own scan (see `Extract::request_start`). That
-        // loop runs as a job of `simd::dispatch`, compiled for the CPU's
-        // byte-class engine with the scan inlined in it: dispatched per
-        // line instead, the call and the engine check cost about 28
-        // instructions a line (pipeline/combined).
-        if self.opts.field == Field::Request && self.base_prefix.is_none() {
-            simd::dispatch(InLineLoop {
-                worker: self,
-                sink,
-                reader,
-                format,
-                buf,
-                out,
-            });
-        } else {
-            self.record_loop(sink, None::<simd::Table>, reader, format, buf, out);
-        }
-    }
-
-    /// The loop of [`record_urls_with`](Self::record_urls_with): with
-    /// `in_line` (the engine of the job it runs in), each line's target is
-    /// first tried where it lies.
-    #[inline(always)]
-    fn record_loop<R: Extract, C: Chunk, S: Sink>(
-        &mut self,
-        sink: &mut S,
-        in_line: Option<C>,
-        reader: &mut R,
-        format: LogFormat,
-        buf: &[u8],
-        out: &mut PieceOut,
-    ) {
-        let (max_line, field) = (self.opts.max_line, self.opts.field);
-        // Emitted lines are counted after the loop, as in `plain_urls`.
-        let counted = out.stats.lines;
-        let mut lines = 0u64;
-        let mut ends = NO_ENDS;
-        for line in Lines::new(buf, &mut ends) {
-            let index = lines;
-            lines += 1;
-            if line.len() > max_line {
-                self.too_long(sink, format, index, 0, line, out);
+                self.too_long(sink, piece, index, line, out);
                 continue;
             }
             let start = out.out.len();
@@ -550,51 +578,106 @@ impl Worker {
                     out.out.truncate(start);
                 }
             }
-            // Only the fired rules are taken from each `Canonical`.
-            let result = match reader.extract(line, field, &mut self.record) {
-                Line::Skip(s) => Err(Ok(s)),
-                Line::Error(e, at) => Err(Err((Why::Line(e), at))),
-                Line::Record if field == Field::Referer => {
-                    if self.record.has_referer {
-                        UrlInput::url(&self.record.referer)
-                            .canonicalize(&mut self.urls.canon, &mut out.out)
-                            .map(|c| c.fired)
-                            .map_err(Err)
-                    } else {
-                        Err(Ok(Skip::EmptyField))
-                    }
-                }
-                Line::Record => {
-                    let (base, scheme) = (self.base_prefix.as_deref(), self.opts.scheme);
-                    match request_input(&self.record, line, base, scheme, &mut self.built) {
-                        Ok(input) => input
-                            .canonicalize(&mut self.urls.canon, &mut out.out)
-                            .map(|c| c.fired)
-                            .map_err(Err),
-                        Err(NoUrl::Skip(s)) => Err(Ok(s)),
-                        Err(NoUrl::Reject(why, at)) => Err(Err((why, at))),
-                    }
-                }
-            };
-            match result {
-                Ok(fired) => {
-                    if !fired.is_empty() {
-                        out.stats.rule_fired(fired);
-                    }
-                    sink.url(out, start);
-                }
-                Err(Ok(skip)) => {
-                    out.stats.skip(skip);
-                    sink.no_url(out);
-                }
-                Err(Err((why, at))) => {
-                    out.out.truncate(start);
-                    self.reject(index, line, why, at, out);
-                    sink.no_url(out);
-                }
+            if BARE {
+                self.bare_line(sink, reader, in_line, line, index, out);
+            } else {
+                self.full_line(sink, reader, piece, line, index, out);
             }
         }
+        if AS_IS {
+            out.out.extend_from_slice(&buf[as_is]);
+        }
         out.stats.emit_each(lines - (out.stats.lines - counted));
+    }
+
+    /// The bare path of one line: its one URL canonicalized straight into
+    /// the output, with no row and no slots: the sink's bare calls give
+    /// what its [`Sink::line`] gives for one slot. Only the fired rules are
+    /// taken from each `Canonical`.
+    #[inline(always)]
+    fn bare_line<R: ReadLine, S: Sink, C: Chunk>(
+        &mut self,
+        sink: &mut S,
+        reader: &mut R,
+        in_line: Option<C>,
+        line: &[u8],
+        index: u64,
+        out: &mut PieceOut,
+    ) {
+        let start = out.out.len();
+        if in_line.is_some() {
+            // Out of line, and cold: the few lines the in-line scan leaves
+            // (a target with escapes, an odd request field) would otherwise
+            // crowd the registers of the loop that all the others take, and
+            // the scan's constants would be loaded at every step of its
+            // loops (pipeline/combined, built without LTO: 479.8
+            // instructions a line inlined, 462.0 so).
+            self.bare_read_apart(sink, reader, line, index, start, out);
+        } else {
+            self.bare_read(sink, reader, line, index, start, out);
+        }
+    }
+
+    /// [`bare_read`](Self::bare_read) as a function of its own.
+    #[cold]
+    #[inline(never)]
+    fn bare_read_apart<R: ReadLine, S: Sink>(
+        &mut self,
+        sink: &mut S,
+        reader: &mut R,
+        line: &[u8],
+        index: u64,
+        start: usize,
+        out: &mut PieceOut,
+    ) {
+        self.bare_read(sink, reader, line, index, start, out);
+    }
+
+    /// The bare path of a line read by `reader`: its URL, if it has one,
+    /// canonicalized at `out.out[start..]`.
+    #[inline(always)]
+    fn bare_read<R: ReadLine, S: Sink>(
+        &mut self,
+        sink: &mut S,
+        reader: &mut R,
+        line: &[u8],
+        index: u64,
+        start: usize,
+        out: &mut PieceOut,
+    ) {
+        let field = self.opts.field;
+        let result = match reader.read(line, field, &mut self.record) {
+            Line::Skip(s) => Err(NoUrl::Skip(s)),
+            Line::Error(e, at) => Err(NoUrl::Reject(Why::Line(e), at)),
+            Line::Record => {
+                let (base, scheme) = (self.base_prefix.as_deref(), self.opts.scheme);
+                field_input::<R>(&self.record, line, field, base, scheme, &mut self.built).and_then(
+                    |input| {
+                        input
+                            .canonicalize(&mut self.urls.canon, &mut out.out)
+                            .map(|c| c.fired)
+                            .map_err(|(why, at)| NoUrl::Reject(why, at))
+                    },
+                )
+            }
+        };
+        match result {
+            Ok(fired) => {
+                if !fired.is_empty() {
+                    out.stats.rule_fired(fired);
+                }
+                sink.url(out, start);
+            }
+            Err(NoUrl::Skip(skip)) => {
+                out.stats.skip(skip);
+                sink.no_url(out);
+            }
+            Err(NoUrl::Reject(why, at)) => {
+                out.out.truncate(start);
+                self.reject(index, line, why, at, out);
+                sink.no_url(out);
+            }
+        }
     }
 
     /// Rejects a line longer than `--max-line-len` (`line`) as the chunker
@@ -604,16 +687,15 @@ impl Worker {
     fn too_long<S: Sink>(
         &mut self,
         sink: &mut S,
-        format: LogFormat,
+        piece: &PieceLines<'_>,
         index: u64,
-        first_line: u64,
         line: &[u8],
         out: &mut PieceOut,
     ) {
         let lost = Lost {
-            format,
+            format: piece.format,
             index,
-            first_line,
+            first_line: piece.first_line,
             head: line,
             why: Why::Line(LineError::LineTooLong),
             at: self.opts.max_line,
@@ -674,40 +756,28 @@ impl Worker {
         }
     }
 
-    fn line<S: Sink>(
+    /// The full path of one line: each wanted field's URL canonicalized
+    /// with everything the options ask for (`Urls::canonicalize`), the
+    /// line counted and its slots handed to the sink.
+    #[inline(always)]
+    fn full_line<R: ReadLine, S: Sink>(
         &mut self,
         sink: &mut S,
-        ctx: &FileCtx,
+        reader: &mut R,
+        piece: &PieceLines<'_>,
         line: &[u8],
         index: u64,
-        first_line: u64,
         out: &mut PieceOut,
     ) {
         self.urls.clear();
-        let format = ctx.format;
-        if line.len() > self.opts.max_line {
-            return self.too_long(sink, format, index, first_line, line, out);
-        }
-        if format == LogFormat::Plain {
-            // A URL list's line has no other fields: none of a record of an
-            // earlier input (a log read before it by this worker) is left
-            // for `--with` columns or the record sink to read in it.
-            self.record.info = Info::default();
-            let slot = if ascii::is_blank(line) {
-                Slot::Skip(Skip::EmptyLine)
-            } else {
-                self.urls
-                    .canonicalize(UrlInput::target(line), &mut out.stats)
-            };
-            return self.finish(sink, format, line, index, first_line, &[slot], out);
-        }
-        let field = self.opts.field;
-        let n = self.slots_per_line(format);
-        let Some((_, reader)) = self.reader.as_mut() else {
-            return;
+        // A `plain` line is one URL whatever `--field` says.
+        let field = if R::PLAIN {
+            Field::Request
+        } else {
+            self.opts.field
         };
         let mut read = reader.read(line, field, &mut self.record);
-        if read == Line::Record {
+        if !R::PLAIN && read == Line::Record {
             if let Some(skip) = self.opts.filter.check(&self.record.info, line) {
                 read = Line::Skip(skip);
             }
@@ -715,34 +785,29 @@ impl Worker {
         let slots = match read {
             Line::Skip(s) => [Slot::Skip(s); 2],
             Line::Error(e, at) => [Slot::Reject(Why::Line(e), at); 2],
-            Line::Record => match field {
-                Field::Request => [self.request(line, out), Slot::Skip(Skip::EmptyField)],
-                Field::Referer => [self.referer(out), Slot::Skip(Skip::EmptyField)],
-                Field::Both => {
-                    let request = self.request(line, out);
-                    [request, self.referer(out)]
-                }
-            },
+            Line::Record if field == Field::Both => {
+                let request = self.slot::<R>(Field::Request, line, out);
+                [request, self.slot::<R>(Field::Referer, line, out)]
+            }
+            Line::Record => [
+                self.slot::<R>(field, line, out),
+                Slot::Skip(Skip::EmptyField),
+            ],
         };
+        let n = if field == Field::Both { 2 } else { 1 };
+        let (format, first_line) = (piece.format, piece.first_line);
         self.finish(sink, format, line, index, first_line, &slots[..n], out);
     }
 
-    /// The URL of the record's request, read from `line`.
-    fn request(&mut self, line: &[u8], out: &mut PieceOut) -> Slot {
+    /// The URL of one `field` (request or referer) of the record just read
+    /// from `line`, with everything the options ask for.
+    #[inline(always)]
+    fn slot<R: ReadLine>(&mut self, field: Field, line: &[u8], out: &mut PieceOut) -> Slot {
         let (base, scheme) = (self.base_prefix.as_deref(), self.opts.scheme);
-        match request_input(&self.record, line, base, scheme, &mut self.built) {
+        match field_input::<R>(&self.record, line, field, base, scheme, &mut self.built) {
             Ok(input) => self.urls.canonicalize(input, &mut out.stats),
             Err(no) => no.into(),
         }
-    }
-
-    /// The URL of the record's referer.
-    fn referer(&mut self, out: &mut PieceOut) -> Slot {
-        if !self.record.has_referer {
-            return Slot::Skip(Skip::EmptyField);
-        }
-        let input = UrlInput::url(&self.record.referer);
-        self.urls.canonicalize(input, &mut out.stats)
     }
 
     /// Counts the line and hands its slots to the sink.
@@ -965,18 +1030,30 @@ impl From<NoUrl> for Slot {
     }
 }
 
-/// The URL of the request of `record`, read from `line` (its target lent
-/// there or copied), with `base` (`--base`'s prefix) and `scheme`
-/// (`--scheme`): the one place that turns [`RequestUrl`] into what to
-/// canonicalize, for every line loop.
+/// What to canonicalize for `field` (the request, or the referer) of the
+/// record read from `line` by a reader of `R` (a `plain` line is its own
+/// target), with `base` (`--base`'s prefix) and `scheme` (`--scheme`): the
+/// one place that turns a record's field ([`RequestUrl`] for the request)
+/// into what to canonicalize, for both paths of the line loop.
 #[inline(always)]
-fn request_input<'a>(
+fn field_input<'a, R: ReadLine>(
     record: &'a Extracted,
     line: &'a [u8],
+    field: Field,
     base: Option<&[u8]>,
     scheme: Option<crate::log::Scheme>,
     built: &'a mut Vec<u8>,
 ) -> Result<UrlInput<'a>, NoUrl> {
+    if R::PLAIN {
+        return Ok(UrlInput::target(line));
+    }
+    if field == Field::Referer {
+        return match record.has_referer {
+            true => Ok(UrlInput::url(&record.referer)),
+            false => Err(NoUrl::Skip(Skip::EmptyField)),
+        };
+    }
+    // The target lent in the line, or copied where unescaping changed it.
     let target = record.target_in(line);
     match request_url_of(record, target, base, scheme, built) {
         RequestUrl::Built { prefix } => Ok(UrlInput {
@@ -991,8 +1068,8 @@ fn request_input<'a>(
     }
 }
 
-/// The most bytes of lines that are their own output
-/// (`Worker::plain_urls_as`) kept before they are written.
+/// The most bytes of lines that are their own output (`AS_IS` in
+/// `Worker::each_line`) kept before they are written.
 const AS_IS_RUN: usize = 2048;
 
 /// Bytes a byte range's buffer holds beyond the range: the last line's
