@@ -10,7 +10,7 @@
 //! [`Rule`] with an [`Rule::apply`] that evidence (`learn.rs`) runs on every
 //! URL of the host, so that what is measured is exactly what is written.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use regex::Regex;
 
@@ -252,12 +252,24 @@ fn remove_params(
 /// The form two targets are compared in after a rule: the path's trailing
 /// `/` (which `trailing-slash=add` writes after the rewrites) does not count.
 pub(crate) fn grouping_key(target: &str) -> String {
+    let mut key = String::with_capacity(target.len());
+    push_grouping_key(target, &mut key);
+    key
+}
+
+/// [`grouping_key`] written at the end of `out` (the miner keeps the
+/// prints' keys in one string).
+pub(crate) fn push_grouping_key(target: &str, out: &mut String) {
     let (path, query) = split_query(target);
     let path = match path.strip_suffix('/') {
         Some(p) if !p.is_empty() => p,
         _ => path,
     };
-    join(path, query)
+    out.push_str(path);
+    if let Some(q) = query.filter(|q| !q.is_empty()) {
+        out.push('?');
+        out.push_str(q);
+    }
 }
 
 /// Where a parameter rule applies: the path up to its first segment with a
@@ -419,29 +431,49 @@ fn literal(a: &UrlEntry, b: &UrlEntry, th: &Thresholds) -> Option<Proposal> {
     })
 }
 
+/// The runs of `target` in order: each longest run of ASCII digits and
+/// of other bytes, and whether it is digits.
+fn digit_split(target: &str) -> impl Iterator<Item = (bool, &str)> {
+    let bytes = target.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let start = i;
+        let digits = bytes.get(i)?.is_ascii_digit();
+        while i < bytes.len() && bytes[i].is_ascii_digit() == digits {
+            i += 1;
+        }
+        Some((digits, &target[start..i]))
+    })
+}
+
 /// A target with each run of digits replaced by `\0`, and the runs.
 fn skeleton(target: &str) -> (String, Vec<&str>) {
     let mut out = String::with_capacity(target.len());
     let mut digits = Vec::new();
-    let bytes = target.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i].is_ascii_digit() {
-            let start = i;
-            while i < bytes.len() && bytes[i].is_ascii_digit() {
-                i += 1;
-            }
-            digits.push(&target[start..i]);
+    for (is_digits, run) in digit_split(target) {
+        if is_digits {
+            digits.push(run);
             out.push('\0');
         } else {
-            let start = i;
-            while i < bytes.len() && !bytes[i].is_ascii_digit() {
-                i += 1;
-            }
-            out.push_str(&target[start..i]);
+            out.push_str(run);
         }
     }
     (out, digits)
+}
+
+/// The runs of digits of `target` (those of [`skeleton`]) joined by `/`
+/// into `out`, which is cleared first; whether there is any. Runs of
+/// digits hold no `/`, so two targets have the same runs when they have
+/// the same `out`.
+fn digit_runs(target: &str, out: &mut String) -> bool {
+    out.clear();
+    for (_, run) in digit_split(target).filter(|(is_digits, _)| *is_digits) {
+        if !out.is_empty() {
+            out.push('/');
+        }
+        out.push_str(run);
+    }
+    !out.is_empty()
 }
 
 /// The regex that matches the targets of `skeleton` (each `\0` a captured
@@ -691,7 +723,8 @@ fn text_pairs(urls: &[UrlEntry], cap: usize, mut visit: impl FnMut(View, usize, 
         for (i, u) in urls.iter().enumerate() {
             let (path, _) = split_query(&u.target);
             slashes.clear();
-            slashes.extend(memchr::memchr_iter(b'/', path.as_bytes()));
+            // (Only the slashes up to the one that closes the segment.)
+            slashes.extend(memchr::memchr_iter(b'/', path.as_bytes()).take(position + 1));
             // The segment after the `position`th slash, and what follows it.
             let (Some(&open), Some(&close)) = (slashes.get(position - 1), slashes.get(position))
             else {
@@ -715,13 +748,10 @@ fn text_pairs(urls: &[UrlEntry], cap: usize, mut visit: impl FnMut(View, usize, 
     drop(first);
     let mut by_digits: HashMap<u64, Vec<u32>> = HashMap::new();
     for (i, u) in urls.iter().enumerate() {
-        let (_, digits) = skeleton(&u.target);
-        if digits.is_empty() {
+        if !digit_runs(&u.target, &mut key) {
             continue;
         }
-        let list = by_digits
-            .entry(text_hash(digits.join("/").as_bytes()))
-            .or_default();
+        let list = by_digits.entry(text_hash(key.as_bytes())).or_default();
         // One more than the cap marks the group as too large.
         if list.len() <= cap {
             list.push(index(i));
@@ -929,27 +959,41 @@ pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
 /// with, ties to the one with more hits. Without the redirect's `Location`
 /// (an access log does not keep it) the digits are what links the two.
 pub(crate) fn propose_redirects(urls: &[UrlEntry], th: &Thresholds) -> Vec<Candidate> {
-    let mut by_digits: HashMap<Vec<&str>, Vec<usize>> = HashMap::new();
+    let redirecting = |u: &UrlEntry| u.learn.ok == 0 && u.learn.moved > 0;
+    // Only the runs of digits some redirecting URL has are looked up: most
+    // hosts have no such URL, and the others few, so the URLs that answer
+    // 200 are grouped by only those, each with its skeleton (made once, not
+    // once per redirecting URL it pairs with).
+    let mut wanted: HashSet<String> = HashSet::new();
+    let mut runs = String::new();
+    for u in urls.iter().filter(|u| redirecting(u)) {
+        if digit_runs(&u.target, &mut runs) {
+            wanted.insert(runs.clone());
+        }
+    }
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let mut by_digits: HashMap<String, Vec<(usize, String)>> = HashMap::new();
     for (i, u) in urls.iter().enumerate() {
-        if u.learn.ok > 0 {
-            let (_, digits) = skeleton(&u.target);
-            if !digits.is_empty() {
-                let list = by_digits.entry(digits).or_default();
-                if list.len() < th.bucket_cap {
-                    list.push(i);
-                }
+        if u.learn.ok > 0 && digit_runs(&u.target, &mut runs) && wanted.contains(&runs) {
+            let list = by_digits.entry(runs.clone()).or_default();
+            if list.len() < th.bucket_cap {
+                list.push((i, skeleton(&u.target).0));
             }
         }
     }
     // (from skeleton, to skeleton) -> (redirecting URLs, hits on the targets)
     let mut pairs: HashMap<(String, String), (u64, u64)> = HashMap::new();
-    for u in urls.iter().filter(|u| u.learn.ok == 0 && u.learn.moved > 0) {
-        let (from, digits) = skeleton(&u.target);
-        for &j in by_digits.get(&digits).map_or(&[][..], |v| &v[..]) {
-            let to = skeleton(&urls[j].target).0;
-            let e = pairs.entry((from.clone(), to)).or_default();
+    for u in urls.iter().filter(|u| redirecting(u)) {
+        if !digit_runs(&u.target, &mut runs) {
+            continue;
+        }
+        let from = skeleton(&u.target).0;
+        for (j, to) in by_digits.get(&runs).map_or(&[][..], |v| &v[..]) {
+            let e = pairs.entry((from.clone(), to.clone())).or_default();
             e.0 += 1;
-            e.1 += urls[j].hits;
+            e.1 += urls[*j].hits;
         }
     }
     let mut best: HashMap<String, (String, (u64, u64))> = HashMap::new();
@@ -1260,6 +1304,38 @@ mod tests {
             windows: vec![window, window].into(),
             learned: 1,
         }
+    }
+
+    #[test]
+    fn digit_runs_and_grouping_keys_are_written_in_place() {
+        // `digit_runs` stands for `skeleton`'s runs joined by `/` (the
+        // miner groups URLs by that text); `push_grouping_key` appends a
+        // target's key without its path's final `/` or an empty query.
+        let mut runs = String::from("left over");
+        let mut keys = String::from("/before");
+        for (target, key) in [
+            ("/", "/"),
+            ("/a/b/?x", "/a/b?x"),
+            ("/story_7/", "/story_7"),
+            ("/old/story/7/?p=12&q=003", "/old/story/7?p=12&q=003"),
+            ("/é9ü/10x20?y=", "/é9ü/10x20?y="),
+            ("/a/?", "/a"),
+            ("123", "123"),
+            ("/x//", "/x/"),
+        ] {
+            let digits = skeleton(target).1;
+            assert_eq!(
+                digit_runs(target, &mut runs),
+                !digits.is_empty(),
+                "{target}"
+            );
+            assert_eq!(runs, digits.join("/"), "{target}");
+            let start = keys.len();
+            push_grouping_key(target, &mut keys);
+            assert_eq!(&keys[start..], key, "{target}");
+            assert_eq!(grouping_key(target), key, "{target}");
+        }
+        assert!(keys.starts_with("/before/"));
     }
 
     #[test]

@@ -411,10 +411,13 @@ pub(crate) fn redirect_verdict(
 /// Marks the sides whose signature more than `popular_size` sides share
 /// (within tolerance).
 pub(crate) fn mark_popular<'a>(sides: impl Iterator<Item = &'a mut Side>, popular_size: usize) {
-    let mut sides: Vec<&mut Side> = sides.filter(|s| s.sig.is_some()).collect();
-    sides.sort_unstable_by_key(|s| s.sig.map(|g| g.size));
-    let sizes: Vec<u64> = sides.iter().filter_map(|s| s.sig.map(|g| g.size)).collect();
-    for (side, &size) in sides.iter_mut().zip(&sizes) {
+    // Each side beside its size: sorting compares sizes in the vector, not
+    // behind every side's pointer (sides of one size may swap: their
+    // flags are the same).
+    let mut sides: Vec<(u64, &mut Side)> = sides.filter_map(|s| Some((s.sig?.size, s))).collect();
+    sides.sort_unstable_by_key(|(size, _)| *size);
+    let sizes: Vec<u64> = sides.iter().map(|(size, _)| *size).collect();
+    for ((_, side), &size) in sides.iter_mut().zip(&sizes) {
         let tol = tolerance(size);
         let lo = sizes.partition_point(|&s| s + tol < size);
         let hi = sizes.partition_point(|&s| s <= size + tol);

@@ -11,7 +11,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{BufRead, Seek, SeekFrom, Write};
 
 use super::candidates::{
-    from_hints, grouping_key, propose, propose_redirects, Family, HintPair, Rule, UrlEntry,
+    from_hints, grouping_key, propose, propose_redirects, push_grouping_key, Family, HintPair,
+    Rule, UrlEntry,
 };
 use super::evidence::{
     keep_windows, mark_popular, page_sizes, redirect_verdict, rejection, signature, verdict, Part,
@@ -388,7 +389,8 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
         if let Some(mut c) = current.take() {
             c.close_window(&window_index, split);
             let target = target_of(&c.url);
-            if !kept(level, sample_hash(target)) {
+            // (Level 0 keeps every URL: no hash to make.)
+            if level > 0 && !kept(level, sample_hash(target)) {
                 sampled_urls += 1;
                 return;
             }
@@ -848,19 +850,19 @@ impl Miner<'_> {
         let level = self.print_level;
         let mut sampled = 0;
         self.prints.extend(urls.into_iter().filter_map(|u| {
-            let key = grouping_key(&u.target);
-            if !print_kept(level, &key) {
+            // The key goes straight to the end of `keys`, and is taken
+            // back off when the print is not kept.
+            let start = keys.len();
+            push_grouping_key(&u.target, keys);
+            if !print_kept(level, &keys[start..]) {
+                keys.truncate(start);
                 sampled += 1;
                 return None;
             }
             let (learn, confirm) = (u.learn_part(), u.confirm_part());
             let print = Print {
                 host: id,
-                key: {
-                    let start = keys.len();
-                    keys.push_str(&key);
-                    (start, keys.len())
-                },
+                key: (start, keys.len()),
                 hits: u.hits,
                 windows: windows.len(),
                 learned: u.learned,
