@@ -695,7 +695,7 @@ impl Canonicalizer {
                 });
             }
             Some(plan) => {
-                let parts = rules::fused::write(input, parts, &plan, &scratch.buf, out);
+                let parts = rules::fused::write(input, parts, &plan, scratch, out);
                 debug_assert!(parts.is_consistent(&out[start..]));
                 scratch.fused(input);
                 self.fired_last = true;

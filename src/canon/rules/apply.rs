@@ -34,7 +34,7 @@
 use regex::bytes::CaptureLocations;
 use smallvec::SmallVec;
 
-use super::query::Param;
+use super::query::{Outcome, Param};
 use super::rewrite::Scope;
 use super::{host, path, query, Config, Rule, RuleMask, RuleSet};
 use crate::url::host::ends_in_a_number;
@@ -57,6 +57,8 @@ pub struct Scratch {
     /// Query parameters; inline up to 32, and a spilled buffer is kept.
     pub(crate) params: SmallVec<[Param; 32]>,
     pub(crate) movable: SmallVec<[Param; 32]>,
+    /// What the fused rules' query rules did (`fused::Plan::query`).
+    pub(crate) query: Outcome,
     tail: Vec<u8>,
     tail2: Vec<u8>,
     /// The path's last segment (its length, and whether it holds a dot) as

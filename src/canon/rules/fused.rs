@@ -51,8 +51,9 @@ pub(crate) struct Plan {
     path_cut: u32,
     /// `trailing-slash=add`'s slash after them.
     slash: bool,
-    /// The query rules' edit (a new query is in the scratch buffer).
-    query: Outcome,
+    /// The query rules change the query: `Scratch::query` says how (kept
+    /// out of the plan, which the fused way passes for every URL).
+    query: bool,
     /// Where the kept bytes end (before a removed fragment).
     end: u32,
 }
@@ -82,7 +83,7 @@ pub(crate) fn plan(
         www: 0,
         path_cut: pe,
         slash: false,
-        query: Outcome::Same,
+        query: false,
         end,
     };
     if !is_web(input, parts) {
@@ -112,69 +113,54 @@ pub(crate) fn plan(
     if parts.query_start != ABSENT {
         let q = &input[parts.query_start as usize + 1..parts.query_end() as usize];
         let (buf, params, movable) = (&mut s.buf, &mut s.params, &mut s.movable);
-        plan.query = query::rewrite(cfg, q, buf, params, movable, &mut plan.fired);
+        let edit = query::rewrite(cfg, q, buf, params, movable, &mut plan.fired);
+        if edit != Outcome::Same {
+            s.query = edit;
+            plan.query = true;
+        }
     }
     Some(plan)
 }
 
 /// Appends `input` with `plan`'s edits made (`plan.fired` is not empty),
-/// and returns the parts of what was written. `written`: the scratch
-/// buffer, which holds the new query when the plan has one.
+/// and returns the parts of what was written. `s`: the scratch space the
+/// plan was made with (a new query is there).
 #[inline]
 pub(crate) fn write(
     input: &[u8],
     parts: &Parts,
     plan: &Plan,
-    written: &[u8],
+    s: &Scratch,
     out: &mut Vec<u8>,
 ) -> Parts {
+    if plan.query {
+        return write_query(input, parts, plan, s, out);
+    }
     let pe = parts.path_end();
     let start = out.len();
     let mut p = *parts;
-    let at = |out: &Vec<u8>| (out.len() - start) as u32;
-    let path_edited = plan.www > 0 || plan.path_cut < pe || plan.slash;
-    // Where the bytes copied as they were start in `input` (`query_end`)
-    // and in what was written (`moved_from`).
-    let (query_end, moved_from) = if !path_edited && plan.query == Outcome::Same {
+    if plan.www > 0 {
+        let hs = parts.host_start as usize;
+        out.extend_from_slice(&input[..hs]);
+        out.extend_from_slice(&input[hs + plan.www as usize..plan.path_cut as usize]);
+        p.host_end -= plan.www;
+        p.path_start -= plan.www;
+    } else if plan.path_cut == pe && !plan.slash {
         // Mostly a fragment removed: one copy.
         out.extend_from_slice(&input[..plan.end as usize]);
-        (pe, pe)
     } else {
-        if plan.www > 0 {
-            let hs = parts.host_start as usize;
-            out.extend_from_slice(&input[..hs]);
-            out.extend_from_slice(&input[hs + plan.www as usize..plan.path_cut as usize]);
-            p.host_end -= plan.www;
-            p.path_start -= plan.www;
-        } else {
-            out.extend_from_slice(&input[..plan.path_cut as usize]);
-        }
-        if plan.slash {
-            out.push(b'/');
-        }
-        // From the path's end on: the query (as it was, new or gone), then
-        // the fragment unless it was cut.
-        let query_end = match plan.query {
-            Outcome::Same => pe,
-            Outcome::Gone => {
-                p.query_start = ABSENT;
-                parts.query_end()
-            }
-            Outcome::New(k) => {
-                p.query_start = at(out);
-                out.extend_from_slice(&written[k as usize..]);
-                parts.query_end()
-            }
-        };
-        let moved_from = at(out);
-        if query_end < plan.end {
-            out.extend_from_slice(&input[query_end as usize..plan.end as usize]);
-        }
-        (query_end, moved_from)
-    };
-    // The bytes copied as they were from `query_end` on: their offsets move
-    // by the change in length.
-    let delta = moved_from.wrapping_sub(query_end);
+        out.extend_from_slice(&input[..plan.path_cut as usize]);
+    }
+    if plan.slash {
+        out.push(b'/');
+    }
+    if (plan.www > 0 || plan.path_cut < pe || plan.slash) && pe < plan.end {
+        out.extend_from_slice(&input[pe as usize..plan.end as usize]);
+    }
+    // The bytes from the path's end on were copied as they were: their
+    // offsets move by the change in length.
+    let written = (out.len() - start) as u32;
+    let delta = written.wrapping_sub(plan.end);
     let moved = |o: u32| {
         if o == ABSENT {
             o
@@ -182,14 +168,51 @@ pub(crate) fn write(
             o.wrapping_add(delta)
         }
     };
-    if plan.query == Outcome::Same {
-        p.query_start = moved(parts.query_start);
-    }
+    p.query_start = moved(parts.query_start);
     p.fragment_start = if plan.end < parts.len {
         ABSENT
     } else {
         moved(parts.fragment_start)
     };
+    p.len = written;
+    p
+}
+
+/// [`write`] for a plan that changes the query: what the query rules
+/// wrote (`s.buf`), or nothing, in place of the query. Out of line: inlined,
+/// it made the fused rules dearer for every URL.
+#[inline(never)]
+fn write_query(input: &[u8], parts: &Parts, plan: &Plan, s: &Scratch, out: &mut Vec<u8>) -> Parts {
+    let start = out.len();
+    let at = |out: &Vec<u8>| (out.len() - start) as u32;
+    let mut p = *parts;
+    if plan.www > 0 {
+        let hs = parts.host_start as usize;
+        out.extend_from_slice(&input[..hs]);
+        out.extend_from_slice(&input[hs + plan.www as usize..plan.path_cut as usize]);
+        p.host_end -= plan.www;
+        p.path_start -= plan.www;
+    } else {
+        out.extend_from_slice(&input[..plan.path_cut as usize]);
+    }
+    if plan.slash {
+        out.push(b'/');
+    }
+    match s.query {
+        Outcome::New(k) => {
+            p.query_start = at(out);
+            out.extend_from_slice(&s.buf[k as usize..]);
+        }
+        Outcome::Gone | Outcome::Same => p.query_start = ABSENT,
+    }
+    // The fragment, unless it was cut.
+    let query_end = parts.query_end();
+    p.fragment_start = if plan.end < parts.len || parts.fragment_start == ABSENT {
+        ABSENT
+    } else {
+        at(out)
+    };
+    out.extend_from_slice(&input[query_end as usize..plan.end as usize]);
     p.len = at(out);
     p
 }

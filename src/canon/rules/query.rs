@@ -31,9 +31,10 @@ pub(crate) struct Param {
 }
 
 /// What the query rules do to a query.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Outcome {
     /// Nothing: the query stays as it is.
+    #[default]
     Same,
     /// The query goes, `?` and all.
     Gone,
