@@ -19,7 +19,7 @@ use std::str::FromStr;
 use memchr::{memchr, memchr2, memmem, memrchr};
 
 use super::info::{At, Info};
-use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Scheme, Skip};
+use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, ReadOptions, Scheme, Skip};
 use crate::ascii;
 
 /// Where the fields of a record are in a JSON access log (one object per
@@ -794,8 +794,8 @@ pub struct JsonExtractor {
 }
 
 impl LogReader for JsonExtractor {
-    fn new(_: LogFormat, paths: Option<JsonPaths>) -> Self {
-        JsonExtractor::new(paths.unwrap_or_default())
+    fn new(_: LogFormat, opts: &ReadOptions) -> Self {
+        JsonExtractor::new(opts.json_paths.clone().unwrap_or_default())
     }
 
     /// Reads one line (without its line end) into `out`.
