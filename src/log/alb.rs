@@ -16,7 +16,7 @@ use memchr::memchr;
 
 use super::escape::{quoted_end, split_request, Request};
 use super::info::Info;
-use super::json::JsonPaths;
+use super::ReadOptions;
 use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Skip};
 use crate::ascii;
 
@@ -28,7 +28,7 @@ pub struct AlbExtractor;
 const HTTP_TYPES: [&[u8]; 6] = [b"http", b"https", b"h2", b"grpcs", b"ws", b"wss"];
 
 impl LogReader for AlbExtractor {
-    fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+    fn new(_: LogFormat, _: &ReadOptions) -> Self {
         AlbExtractor
     }
 

@@ -17,7 +17,7 @@ use memchr::{memchr, memmem};
 
 use super::escape::{quoted_end, quoted_end_escaped, split_request, unescape_backslash, Request};
 use super::info::Info;
-use super::json::JsonPaths;
+use super::ReadOptions;
 use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Skip, Tally};
 use crate::ascii;
 use crate::url::simd::{find, ByteSet};
@@ -41,7 +41,7 @@ pub struct ClfExtractor {
 }
 
 impl LogReader for ClfExtractor {
-    fn new(format: LogFormat, _: Option<JsonPaths>) -> Self {
+    fn new(format: LogFormat, _: &ReadOptions) -> Self {
         ClfExtractor::new(format == LogFormat::Vhost)
     }
 

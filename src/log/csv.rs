@@ -10,7 +10,7 @@ use memchr::memchr;
 
 // One field of a line (inside the quotes when `quoted`).
 use super::fields::Field as Span;
-use super::json::JsonPaths;
+use super::ReadOptions;
 use super::{
     Extract, Extracted, Field, HeaderLine, Line, LineError, LogFormat, LogReader, Scheme, Skip,
 };
@@ -284,13 +284,13 @@ pub(crate) struct CsvExtractor {
 }
 
 impl LogReader for CsvExtractor {
-    fn new(format: LogFormat, _: Option<JsonPaths>) -> Self {
+    fn new(format: LogFormat, opts: &ReadOptions) -> Self {
         let delim = if format == LogFormat::Tsv {
             b'\t'
         } else {
             b','
         };
-        CsvExtractor::new(delim, None)
+        CsvExtractor::new(delim, opts.csv_columns.clone())
     }
 
     /// Processes one line (without its line end); see the [module docs](self).
@@ -438,11 +438,6 @@ impl CsvExtractor {
             scheme: None,
             scratch: Vec::new(),
         }
-    }
-
-    /// Sets the columns given by `--columns` (before the header row).
-    pub(crate) fn set_columns(&mut self, given: Option<Arc<CsvColumns>>) {
-        self.given = given;
     }
 
     /// The field at `pos` and where the next one starts (`None`: it is the

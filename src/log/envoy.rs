@@ -28,7 +28,7 @@
 use super::escape::{split_request, Request};
 use super::fields::{Field as Span, Fields};
 use super::info::{without_port, At};
-use super::json::JsonPaths;
+use super::ReadOptions;
 use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Skip};
 use crate::ascii;
 
@@ -54,7 +54,7 @@ pub(crate) fn starts_like_envoy(line: &[u8]) -> bool {
 }
 
 impl LogReader for EnvoyExtractor {
-    fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+    fn new(_: LogFormat, _: &ReadOptions) -> Self {
         EnvoyExtractor
     }
 

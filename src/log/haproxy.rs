@@ -15,7 +15,7 @@ use memchr::{memchr, memmem, memrchr};
 
 use super::escape::{split_request, unescape_hash, Request};
 use super::info::Info;
-use super::json::JsonPaths;
+use super::ReadOptions;
 use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Skip};
 
 /// HAProxy's default limit on the logged request line, in bytes.
@@ -26,7 +26,7 @@ pub const LOG_URI_LIMIT: usize = 1024;
 pub struct HaproxyExtractor;
 
 impl LogReader for HaproxyExtractor {
-    fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+    fn new(_: LogFormat, _: &ReadOptions) -> Self {
         HaproxyExtractor
     }
 

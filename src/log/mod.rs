@@ -385,7 +385,7 @@ pub use info::{RecordColumn, RecordFilter};
 pub use json::{JsonPaths, JsonPreset};
 pub(crate) use record::Extract;
 pub use record::RecordReader;
-pub(crate) use registry::{LogReader, Tally};
+pub(crate) use registry::{LogReader, ReadOptions, ReaderLoop, Tally};
 pub(crate) use target::request_url_of;
 pub use target::{base_prefix, request_url, RequestTarget, RequestUrl};
 
@@ -397,13 +397,15 @@ pub use target::{base_prefix, request_url, RequestTarget, RequestUrl};
 // `decides` test is tried in that order, and a tie of votes goes to the
 // lower rank), and `score` says which shape a line with several gets (the
 // highest: the most specific shape; 0 for readers that do not vote).
+// `own_loop`: the pipeline's line loop is compiled for this reader itself
+// rather than run over the dispatch (see `Reader::run_loop`).
 registry::formats! {
     /// A `plain` line is its own target.
     Plain(plain::PlainReader) { rank: 8, score: 1 } => [
         /// One URL or request target per line.
         Plain = "plain",
     ],
-    Clf(clf::ClfExtractor) { rank: 7, score: 2 } => [
+    Clf(clf::ClfExtractor) { rank: 7, score: 2, own_loop } => [
         /// Apache/nginx common log format (`%h %l %u %t "%r" %>s %b`).
         Common = "common",
         /// Apache/nginx combined: common plus `"%{Referer}i" "%{User-agent}i"`.

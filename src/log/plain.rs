@@ -1,7 +1,7 @@
 //! `plain`: one URL or request target per line, which is the record's
 //! target whatever field is asked for.
 
-use super::json::JsonPaths;
+use super::ReadOptions;
 use super::{Extracted, Field, Line, LogFormat, LogReader, Skip};
 use crate::ascii;
 
@@ -10,7 +10,7 @@ use crate::ascii;
 pub(crate) struct PlainReader;
 
 impl LogReader for PlainReader {
-    fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+    fn new(_: LogFormat, _: &ReadOptions) -> Self {
         PlainReader
     }
 

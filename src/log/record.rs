@@ -1,12 +1,11 @@
-//! The record reader: one log format's extractor behind one type, so that
-//! the pipeline reads a line the same way whatever the format.
+//! The record reader: one log format's reader behind one type, so that the
+//! pipeline reads a line the same way whatever the format.
 
 use std::sync::Arc;
 
 use super::csv::CsvColumns;
 use super::json::JsonPaths;
-use super::Reader;
-use super::{Extracted, Field, Line, LogFormat};
+use super::{Extracted, Field, Line, LogFormat, ReadOptions, Reader, ReaderLoop};
 
 /// Reads the lines of one input of a given [`LogFormat`] into [`Extracted`]
 /// records. Formats with header state (W3C's `#Fields:`) remember the last
@@ -25,36 +24,30 @@ use super::{Extracted, Field, Line, LogFormat};
 #[derive(Debug)]
 pub struct RecordReader {
     format: LogFormat,
+    /// What the reader was made with.
+    options: ReadOptions,
     extractor: Reader,
 }
 
-/// Reads one line into a record: [`RecordReader::read`], or one format's
-/// reader itself (see [`RecordReader::own_loop`]), so that a line loop
-/// generic over it calls the reader directly. Every [`LogReader`](super::LogReader) is one.
+/// Reads one line into a record: the dispatch over the formats
+/// ([`Reader`]), or one format's reader itself (see
+/// [`RecordReader::run_loop`]), so that a line loop generic over it calls
+/// the reader directly. Every [`LogReader`](super::LogReader) is one.
 pub(crate) trait Extract {
+    /// Each line is one URL, whatever field is asked for, and nothing is
+    /// read into the record: [`extract`](Self::extract) only tells a blank
+    /// line (the pipeline's reader of URL lists).
+    const PLAIN: bool = false;
     /// Clears `out` and reads `line` (without its line end) into it.
     fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line;
     /// See [`LogReader::request_start`](super::LogReader::request_start).
-    fn request_start(&self, line: &[u8]) -> Option<usize>;
-    /// See [`LogReader::request_closes`](super::LogReader::request_closes).
-    fn request_closes(&self, rest: &[u8]) -> bool;
-}
-
-/// The reader's dispatch over formats: no target is found before its line
-/// is read.
-impl Extract for RecordReader {
-    #[inline]
-    fn extract(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
-        self.read(line, field, out)
-    }
-
     #[inline(always)]
-    fn request_start(&self, _: &[u8]) -> Option<usize> {
+    fn request_start(&self, _line: &[u8]) -> Option<usize> {
         None
     }
-
+    /// See [`LogReader::request_closes`](super::LogReader::request_closes).
     #[inline(always)]
-    fn request_closes(&self, _: &[u8]) -> bool {
+    fn request_closes(&self, _rest: &[u8]) -> bool {
         false
     }
 }
@@ -63,8 +56,21 @@ impl RecordReader {
     /// A reader for `format`; `json_paths` are the JSON field paths (for
     /// `json`; `None`: the nginx preset's).
     pub fn new(format: LogFormat, json_paths: Option<JsonPaths>) -> RecordReader {
-        let extractor = Reader::new(format, json_paths);
-        RecordReader { format, extractor }
+        let options = ReadOptions {
+            json_paths,
+            ..ReadOptions::default()
+        };
+        RecordReader::with_options(format, options)
+    }
+
+    /// A reader for `format` with what the run tells the readers.
+    pub(crate) fn with_options(format: LogFormat, options: ReadOptions) -> RecordReader {
+        let extractor = Reader::new(format, &options);
+        RecordReader {
+            format,
+            options,
+            extractor,
+        }
     }
 
     /// The format read.
@@ -78,18 +84,12 @@ impl RecordReader {
         self.extractor.read(line, field, out)
     }
 
-    /// The extractor of this reader's format when it has a line loop of its
-    /// own: CLF (common, combined, vhost), the logs most read and the
-    /// fastest to read, whose per-line cost the dispatch in
-    /// [`read`](Self::read) would otherwise add a few percent to. A caller
-    /// runs the same generic loop over this or, when `None`, over the
-    /// reader itself ([`Extract`] is implemented by both).
+    /// Runs the line loop `l` over this reader: over the format's reader
+    /// itself when the registry says it has a loop of its own (CLF), else
+    /// over the dispatch in [`read`](Self::read) (see `Reader::run_loop`).
     #[inline]
-    pub(crate) fn own_loop(&mut self) -> Option<&mut impl Extract> {
-        match &mut self.extractor {
-            Reader::Clf(x) => Some(x),
-            _ => None,
-        }
+    pub(crate) fn run_loop<L: ReaderLoop>(&mut self, l: L) {
+        self.extractor.run_loop(l);
     }
 
     /// Lets formats that can leave a record's target in its line do so
@@ -122,10 +122,23 @@ impl RecordReader {
     }
 
     /// The columns of a `csv`/`tsv` log (`--columns`; `None`: those of the
-    /// preset its header row shows). Set before the first line.
+    /// preset its header row shows). Set before the first line: the reader
+    /// is made again with them.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use canonurl::log::{CsvColumns, Extracted, Field, Line, LogFormat, RecordReader};
+    ///
+    /// let mut reader = RecordReader::new(LogFormat::Csv, None);
+    /// let columns: CsvColumns = "url=path,host=site".parse().unwrap();
+    /// reader.csv_columns(Some(Arc::new(columns)));
+    /// let mut record = Extracted::default();
+    /// assert_eq!(reader.read(b"site,path", Field::Request, &mut record), Line::Skip(canonurl::log::Skip::Header));
+    /// assert_eq!(reader.read(b"a.example,/x", Field::Request, &mut record), Line::Record);
+    /// assert_eq!((&record.host[..], &record.target[..]), (&b"a.example"[..], &b"/x"[..]));
+    /// ```
     pub fn csv_columns(&mut self, columns: Option<Arc<CsvColumns>>) {
-        if let Reader::Csv(x) = &mut self.extractor {
-            x.set_columns(columns);
-        }
+        self.options.csv_columns = columns;
+        self.extractor = Reader::new(self.format, &self.options);
     }
 }

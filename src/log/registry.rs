@@ -10,14 +10,45 @@
 //! [`RecordReader::new`](super::RecordReader::new) builds, the `match` that
 //! [`RecordReader::read`](super::RecordReader::read) dispatches on (one arm
 //! per reader, each calling its own code: no virtual call per line), and
-//! the order in which `-f auto` tries the readers' tests.
+//! the order in which `-f auto` tries the readers' tests, and which readers
+//! a line loop is compiled for ([`Reader::run_loop`](super::Reader::run_loop):
+//! those whose entry says `own_loop`).
+//! A reader takes what a run tells it through [`ReadOptions`], each reading
+//! what is its own.
 //!
 //! A new format is one file in `src/log/` with a type implementing
 //! [`LogReader`], and one entry in the list (see the test at the end of
 //! this file for the smallest reader).
 
+use std::sync::Arc;
+
+use super::csv::CsvColumns;
 use super::json::JsonPaths;
 use super::{Extract, Extracted, Field, HeaderLine, Line, LogFormat};
+
+/// What a run tells the readers of its formats, each reader taking what is
+/// its own in its [`LogReader::new`].
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ReadOptions {
+    /// The JSON field paths given or detected (`json`; `None`: the nginx
+    /// preset's).
+    pub json_paths: Option<JsonPaths>,
+    /// `--columns` (`csv`, `tsv`; `None`: those of the preset its header
+    /// row shows).
+    pub csv_columns: Option<Arc<CsvColumns>>,
+}
+
+/// A line loop generic over what reads a line, run by
+/// [`Reader::run_loop`](super::Reader::run_loop) over the reader it picks.
+pub(crate) trait ReaderLoop {
+    fn run<R: Extract>(self, reader: &mut R);
+}
+
+/// Checks the `own_loop` marker of a registry entry (see [`formats!`]).
+macro_rules! own_loop {
+    (own_loop) => {};
+}
+pub(crate) use own_loop;
 
 /// A log format's reader: one line at a time into an [`Extracted`], and
 /// what the rest of the crate needs to know of its formats.
@@ -27,9 +58,8 @@ use super::{Extract, Extracted, Field, HeaderLine, Line, LogFormat};
 /// lending of targets, and no part in `-f auto`.
 pub(crate) trait LogReader: Sized + std::fmt::Debug {
     /// A reader of `format`, one of those the reader's registry entry
-    /// lists; `json_paths` are the JSON field paths given or detected (only
-    /// `json` reads them).
-    fn new(format: LogFormat, json_paths: Option<JsonPaths>) -> Self;
+    /// lists, with what the run tells it (`opts`).
+    fn new(format: LogFormat, opts: &ReadOptions) -> Self;
 
     /// Reads one line (without its line end) into `out`, which the caller
     /// ([`Extract::extract`]) has cleared.
@@ -141,7 +171,9 @@ pub(crate) struct Detector {
 macro_rules! formats {
     ($(
         $(#[doc = $reader_doc:literal])*
-        $reader:ident($module:ident::$ty:ident) { rank: $rank:literal, score: $score:literal } => [
+        $reader:ident($module:ident::$ty:ident) {
+            rank: $rank:literal, score: $score:literal $(, $own_loop:ident)?
+        } => [
             $( $(#[doc = $doc:literal])* $format:ident = $name:literal ),+ $(,)?
         ]
     ),+ $(,)?) => {
@@ -190,12 +222,31 @@ macro_rules! formats {
 
         impl Reader {
             /// The reader of `format`.
-            pub(crate) fn new(format: LogFormat, json_paths: Option<$crate::log::JsonPaths>) -> Reader {
+            pub(crate) fn new(format: LogFormat, opts: &$crate::log::registry::ReadOptions) -> Reader {
                 match format {
                     $($(LogFormat::$format)|+ => {
-                        Reader::$reader(<$module::$ty as $crate::log::registry::LogReader>::new(format, json_paths))
+                        Reader::$reader(<$module::$ty as $crate::log::registry::LogReader>::new(format, opts))
                     })+
                 }
+            }
+
+            /// Runs `l` over this reader: over the format's reader itself,
+            /// the loop compiled for it, when its entry says `own_loop`
+            /// (the logs most read and the fastest to read, whose per-line
+            /// cost the dispatch would add a few percent to); else over
+            /// this dispatch ([`Extract`](crate::log::Extract) for
+            /// `Reader`), one copy of the loop for all the others.
+            #[inline]
+            pub(crate) fn run_loop<L: $crate::log::registry::ReaderLoop>(&mut self, l: L) {
+                match self {
+                    $($(Reader::$reader(x) => {
+                        $crate::log::registry::own_loop!($own_loop);
+                        return l.run(x);
+                    })?)+
+                    #[allow(unreachable_patterns)]
+                    _ => {}
+                }
+                l.run(self)
             }
 
             /// Reads one line (without its line end) into `out`.
@@ -223,6 +274,20 @@ macro_rules! formats {
                 match self {
                     $(Reader::$reader(x) => $crate::log::registry::LogReader::lend_targets(x),)+
                 }
+            }
+        }
+
+        /// The dispatch over the formats: no target is found before its
+        /// line is read.
+        impl $crate::log::Extract for Reader {
+            #[inline]
+            fn extract(
+                &mut self,
+                line: &[u8],
+                field: $crate::log::Field,
+                out: &mut $crate::log::Extracted,
+            ) -> $crate::log::Line {
+                self.read(line, field, out)
             }
         }
 
@@ -257,7 +322,7 @@ mod tests {
     struct ToyReader;
 
     impl LogReader for ToyReader {
-        fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+        fn new(_: LogFormat, _: &ReadOptions) -> Self {
             ToyReader
         }
 
@@ -277,7 +342,7 @@ mod tests {
 
     #[test]
     fn the_smallest_format() {
-        let mut toy = ToyReader::new(LogFormat::Plain, None);
+        let mut toy = ToyReader::new(LogFormat::Plain, &ReadOptions::default());
         let mut out = Extracted::default();
         // Read through `Extract`, as the line loops read every format: the
         // record is cleared before each line, whatever the last one left.
@@ -304,6 +369,33 @@ mod tests {
         assert!(ToyReader::HEADER_LINE.is_none());
         assert_eq!(ToyReader::decides(b"#Fields: a", true), None);
         assert_eq!(ToyReader::shape(b"GET /a"), None);
+    }
+
+    /// The loop goes over CLF's reader itself (its entry says `own_loop`)
+    /// and over the dispatch for every other format.
+    #[test]
+    fn run_loop_picks_the_readers_with_a_loop_of_their_own() {
+        struct Seen<'a>(&'a mut &'static str);
+        impl ReaderLoop for Seen<'_> {
+            fn run<R: Extract>(self, _: &mut R) {
+                *self.0 = std::any::type_name::<R>();
+            }
+        }
+        for format in LogFormat::ALL {
+            let mut reader = crate::log::Reader::new(format, &ReadOptions::default());
+            let mut seen = "";
+            reader.run_loop(Seen(&mut seen));
+            let own = matches!(
+                format,
+                LogFormat::Common | LogFormat::Combined | LogFormat::Vhost
+            );
+            let want = if own {
+                "::clf::ClfExtractor"
+            } else {
+                "::log::Reader"
+            };
+            assert!(seen.ends_with(want), "{format}: {seen}");
+        }
     }
 
     /// `-f auto`'s order is well defined: one reader per rank, and one per

@@ -34,7 +34,7 @@
 
 use super::escape::{split_request, Request};
 use super::fields::{Field as Span, Fields};
-use super::json::JsonPaths;
+use super::ReadOptions;
 use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Scheme, Skip};
 use crate::ascii;
 
@@ -70,7 +70,7 @@ pub(crate) fn is_operation(op: &[u8]) -> bool {
 }
 
 impl LogReader for S3Extractor {
-    fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+    fn new(_: LogFormat, _: &ReadOptions) -> Self {
         S3Extractor
     }
 

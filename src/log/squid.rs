@@ -17,7 +17,7 @@
 //! come out the same unless the proxy was set to log queries.
 
 use super::info::Info;
-use super::json::JsonPaths;
+use super::ReadOptions;
 use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Skip};
 
 /// Reads Squid native access-log records.
@@ -51,7 +51,7 @@ pub(crate) fn is_unix_time(f: &[u8]) -> bool {
 }
 
 impl LogReader for SquidExtractor {
-    fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+    fn new(_: LogFormat, _: &ReadOptions) -> Self {
         SquidExtractor
     }
 

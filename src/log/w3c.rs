@@ -103,7 +103,7 @@ use memchr::{memchr, memchr2, memmem};
 
 // One field of a line (inside the quotes when `quoted`).
 use super::fields::Field as Span;
-use super::json::JsonPaths;
+use super::ReadOptions;
 use super::{
     Extract, Extracted, Field, HeaderLine, Line, LineError, LogFormat, LogReader, Scheme, Skip,
 };
@@ -220,7 +220,7 @@ pub const HEADER_LINE: HeaderLine = HeaderLine {
 };
 
 impl LogReader for W3cExtractor {
-    fn new(format: LogFormat, _: Option<JsonPaths>) -> Self {
+    fn new(format: LogFormat, _: &ReadOptions) -> Self {
         W3cExtractor::new(format == LogFormat::Cloudfront)
     }
 

@@ -68,7 +68,7 @@
 
 use memchr::memchr;
 
-use super::json::JsonPaths;
+use super::ReadOptions;
 use super::{Extract, Extracted, Field, HeaderLine, Line, LineError, LogFormat, LogReader, Skip};
 use crate::ascii;
 
@@ -150,7 +150,7 @@ impl Default for ZeekExtractor {
 }
 
 impl LogReader for ZeekExtractor {
-    fn new(_: LogFormat, _: Option<JsonPaths>) -> Self {
+    fn new(_: LogFormat, _: &ReadOptions) -> Self {
         ZeekExtractor::default()
     }
 

@@ -4,7 +4,7 @@
 //! One line loop ([`Worker::each_line`]) goes over the lines of a piece and
 //! sends what each gave to the run's [`Sink`] (rows, `--pipe` lines, the
 //! distinct table, the summary table), chosen once. It is generic over what
-//! reads a line ([`ReadLine`]: a `plain` line is its own URL; a log's line
+//! reads a line ([`Extract`]: a `plain` line is its own URL; a log's line
 //! is read by its format's reader) and over the sink, and takes one of two
 //! paths per piece, fixed at compile time for each copy of the loop: bare,
 //! when the sink takes each URL alone and nothing else is wanted of it
@@ -28,6 +28,7 @@ use crate::input::Piece;
 use crate::log::info::Info;
 use crate::log::{base_prefix, request_url_of, RequestUrl, Skip};
 use crate::log::{Extract, Extracted, Field, Line, LineError, LogFormat, RecordReader};
+use crate::log::{ReadOptions, ReaderLoop};
 use crate::output::KEY_SEED;
 use crate::url::simd::{self, Chunk};
 use crate::{Canonical, Canonicalizer};
@@ -166,66 +167,22 @@ pub struct Worker {
     sink: Option<RunSink>,
 }
 
-/// What reads the lines of a piece for [`Worker::each_line`]: a URL list's
-/// line is its own URL ([`PlainList`]); a log's line is read by its
-/// format's reader (any [`Extract`]: CLF's extractor itself, or the
-/// [`RecordReader`]'s dispatch over the formats).
-trait ReadLine {
-    /// Each line is one URL, whatever `--field` asks for: nothing is read
-    /// into the record.
-    const PLAIN: bool;
-    /// Reads `line` into `record` (a `plain` line only says whether it is
-    /// blank).
-    fn read(&mut self, line: &[u8], field: Field, record: &mut Extracted) -> Line;
-    /// See [`Extract::request_start`].
-    fn request_start(&self, line: &[u8]) -> Option<usize>;
-    /// See [`Extract::request_closes`].
-    fn request_closes(&self, rest: &[u8]) -> bool;
-}
-
-/// The reader of `plain` lines: a line is blank or a URL.
+/// The reader of `plain` lines for [`Worker::each_line`], which is generic
+/// over what reads a line (any [`Extract`]: this, a format's reader itself,
+/// or the dispatch over the formats): a line is blank or a URL.
 struct PlainList;
 
-impl ReadLine for PlainList {
+impl Extract for PlainList {
     const PLAIN: bool = true;
 
     #[inline(always)]
-    fn read(&mut self, line: &[u8], _: Field, _: &mut Extracted) -> Line {
+    fn extract(&mut self, line: &[u8], _: Field, _: &mut Extracted) -> Line {
         // The first byte first: most lines start with their URL.
         if line.first().is_none_or(|&b| b == b' ' || b == b'\t') && ascii::is_blank(line) {
             Line::Skip(Skip::EmptyLine)
         } else {
             Line::Record
         }
-    }
-
-    #[inline(always)]
-    fn request_start(&self, _: &[u8]) -> Option<usize> {
-        None
-    }
-
-    #[inline(always)]
-    fn request_closes(&self, _: &[u8]) -> bool {
-        false
-    }
-}
-
-impl<R: Extract> ReadLine for R {
-    const PLAIN: bool = false;
-
-    #[inline(always)]
-    fn read(&mut self, line: &[u8], field: Field, record: &mut Extracted) -> Line {
-        self.extract(line, field, record)
-    }
-
-    #[inline(always)]
-    fn request_start(&self, line: &[u8]) -> Option<usize> {
-        Extract::request_start(self, line)
-    }
-
-    #[inline(always)]
-    fn request_closes(&self, rest: &[u8]) -> bool {
-        Extract::request_closes(self, rest)
     }
 }
 
@@ -236,6 +193,30 @@ struct PieceLines<'a> {
     buf: &'a [u8],
     /// The number of the first line (see [`Worker::piece`]).
     first_line: u64,
+}
+
+/// [`Worker::records`] as the loop that [`RecordReader::run_loop`] runs
+/// over the reader it picks.
+struct RecordsLoop<'a, 'p, S> {
+    worker: &'a mut Worker,
+    sink: &'a mut S,
+    bare: bool,
+    piece: &'a PieceLines<'p>,
+    out: &'a mut PieceOut,
+}
+
+impl<S: Sink> ReaderLoop for RecordsLoop<'_, '_, S> {
+    #[inline]
+    fn run<R: Extract>(self, reader: &mut R) {
+        let RecordsLoop {
+            worker,
+            sink,
+            bare,
+            piece,
+            out,
+        } = self;
+        worker.records(sink, bare, reader, piece, out);
+    }
 }
 
 /// [`Worker::each_line`] on the bare path with the in-line target scan, as
@@ -249,7 +230,7 @@ struct InLineLoop<'a, R, S> {
     out: &'a mut PieceOut,
 }
 
-impl<R: ReadLine, S: Sink> simd::Job for InLineLoop<'_, R, S> {
+impl<R: Extract, S: Sink> simd::Job for InLineLoop<'_, R, S> {
     type Output = ();
     #[inline(always)]
     fn run<C: Chunk>(self, chunk: C) {
@@ -409,8 +390,11 @@ impl Worker {
         let reuse = matches!(&self.reader, Some((id, _)) if *id == ctx.id)
             && !ctx.format.has_header_state();
         if !reuse {
-            let mut reader = RecordReader::new(ctx.format, ctx.json_paths.clone());
-            reader.csv_columns(self.opts.csv_columns.clone());
+            let options = ReadOptions {
+                json_paths: ctx.json_paths.clone(),
+                csv_columns: self.opts.csv_columns.clone(),
+            };
+            let mut reader = RecordReader::with_options(ctx.format, options);
             if let Some(fields) = &self.opts.w3c_fields {
                 reader.header(fields);
             }
@@ -429,12 +413,15 @@ impl Worker {
         if bare {
             reader.lend_targets();
         }
-        // The loop is generic over what reads a line: CLF's extractor
-        // itself, called directly, or the reader's dispatch over formats.
-        match reader.own_loop() {
-            Some(extractor) => self.records(sink, bare, extractor, &piece, out),
-            None => self.records(sink, bare, &mut reader, &piece, out),
-        }
+        // The loop is generic over what reads a line: a format's reader
+        // itself, called directly, or the dispatch over formats.
+        reader.run_loop(RecordsLoop {
+            worker: self,
+            sink,
+            bare,
+            piece: &piece,
+            out,
+        });
         self.reader = Some((id, reader));
     }
 
@@ -470,7 +457,7 @@ impl Worker {
     /// call and the engine check cost about 28 instructions a line
     /// (pipeline/combined).
     #[inline]
-    fn records<R: ReadLine, S: Sink>(
+    fn records<R: Extract, S: Sink>(
         &mut self,
         sink: &mut S,
         bare: bool,
@@ -512,7 +499,7 @@ impl Worker {
     /// Lines too long, skipped or rejected are counted as they come; the
     /// others, emitted, once after the loop (the full path counts its own).
     #[inline(always)]
-    fn each_line<R: ReadLine, S: Sink, C: Chunk, const BARE: bool, const AS_IS: bool>(
+    fn each_line<R: Extract, S: Sink, C: Chunk, const BARE: bool, const AS_IS: bool>(
         &mut self,
         sink: &mut S,
         reader: &mut R,
@@ -595,7 +582,7 @@ impl Worker {
     /// what its [`Sink::line`] gives for one slot. Only the fired rules are
     /// taken from each `Canonical`.
     #[inline(always)]
-    fn bare_line<R: ReadLine, S: Sink, C: Chunk>(
+    fn bare_line<R: Extract, S: Sink, C: Chunk>(
         &mut self,
         sink: &mut S,
         reader: &mut R,
@@ -621,7 +608,7 @@ impl Worker {
     /// [`bare_read`](Self::bare_read) as a function of its own.
     #[cold]
     #[inline(never)]
-    fn bare_read_apart<R: ReadLine, S: Sink>(
+    fn bare_read_apart<R: Extract, S: Sink>(
         &mut self,
         sink: &mut S,
         reader: &mut R,
@@ -636,7 +623,7 @@ impl Worker {
     /// The bare path of a line read by `reader`: its URL, if it has one,
     /// canonicalized at `out.out[start..]`.
     #[inline(always)]
-    fn bare_read<R: ReadLine, S: Sink>(
+    fn bare_read<R: Extract, S: Sink>(
         &mut self,
         sink: &mut S,
         reader: &mut R,
@@ -646,7 +633,7 @@ impl Worker {
         out: &mut PieceOut,
     ) {
         let field = self.opts.field;
-        let result = match reader.read(line, field, &mut self.record) {
+        let result = match reader.extract(line, field, &mut self.record) {
             Line::Skip(s) => Err(NoUrl::Skip(s)),
             Line::Error(e, at) => Err(NoUrl::Reject(Why::Line(e), at)),
             Line::Record => {
@@ -760,7 +747,7 @@ impl Worker {
     /// with everything the options ask for (`Urls::canonicalize`), the
     /// line counted and its slots handed to the sink.
     #[inline(always)]
-    fn full_line<R: ReadLine, S: Sink>(
+    fn full_line<R: Extract, S: Sink>(
         &mut self,
         sink: &mut S,
         reader: &mut R,
@@ -776,7 +763,7 @@ impl Worker {
         } else {
             self.opts.field
         };
-        let mut read = reader.read(line, field, &mut self.record);
+        let mut read = reader.extract(line, field, &mut self.record);
         if !R::PLAIN && read == Line::Record {
             if let Some(skip) = self.opts.filter.check(&self.record.info, line) {
                 read = Line::Skip(skip);
@@ -802,7 +789,7 @@ impl Worker {
     /// The URL of one `field` (request or referer) of the record just read
     /// from `line`, with everything the options ask for.
     #[inline(always)]
-    fn slot<R: ReadLine>(&mut self, field: Field, line: &[u8], out: &mut PieceOut) -> Slot {
+    fn slot<R: Extract>(&mut self, field: Field, line: &[u8], out: &mut PieceOut) -> Slot {
         let (base, scheme) = (self.base_prefix.as_deref(), self.opts.scheme);
         match field_input::<R>(&self.record, line, field, base, scheme, &mut self.built) {
             Ok(input) => self.urls.canonicalize(input, &mut out.stats),
@@ -1036,7 +1023,7 @@ impl From<NoUrl> for Slot {
 /// one place that turns a record's field ([`RequestUrl`] for the request)
 /// into what to canonicalize, for both paths of the line loop.
 #[inline(always)]
-fn field_input<'a, R: ReadLine>(
+fn field_input<'a, R: Extract>(
     record: &'a Extracted,
     line: &'a [u8],
     field: Field,

@@ -33,7 +33,7 @@ pub use presets::JsonPreset;
 use self::path::{Alternative, Slot, MAX_ALTERNATIVES, SLOT_COUNT};
 use self::scan::{is_whitespace, read_key, skip_value, skip_whitespace, value_start};
 use self::walker::Found;
-use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Skip};
+use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, ReadOptions, Skip};
 
 /// Reads JSON access-log lines: finds the values at the configured paths and
 /// copies them, escapes undone, into an [`Extracted`].
@@ -59,8 +59,8 @@ pub struct JsonExtractor {
 }
 
 impl LogReader for JsonExtractor {
-    fn new(_: LogFormat, paths: Option<JsonPaths>) -> Self {
-        JsonExtractor::new(paths.unwrap_or_default())
+    fn new(_: LogFormat, opts: &ReadOptions) -> Self {
+        JsonExtractor::new(opts.json_paths.clone().unwrap_or_default())
     }
 
     /// Reads one line (without its line end) into `out`.
