@@ -5,8 +5,8 @@
 //! hands its records to a [`WorkerSink`] of its own ([`RecordSink`]): the
 //! record's URL, status, size, time and client go straight into the
 //! worker's [`SummaryTable`], with no row written or read back. When the
-//! workers are done, each sorts its table on its own thread and hands it
-//! over ([`Gathered`]); the tables are merged as the parts of one summary
+//! workers are done, each sorts its table (or writes its last spilled run)
+//! on its own thread and hands it over ([`Gathered`]); the tables are merged as the parts of one summary
 //! are (`table::finish_all`), so the output does not depend on the
 //! number of workers nor on which records each one took.
 
@@ -145,7 +145,8 @@ impl RecordSink for WorkerSink {
             gathered,
             ..
         } = *self;
-        table.sort();
+        let ready = table.ready();
+        let error = error.or(ready.err());
         // A worker that panicked holding the lock left the other tables
         // whole: take them as they are.
         let mut g = gathered.lock().unwrap_or_else(|e| e.into_inner());

@@ -200,6 +200,18 @@ impl SummaryTable {
         }
     }
 
+    /// Readies the table for [`finish_all`] on the thread that calls it
+    /// (each worker of `summarize` on its own): sorts it, or when it has
+    /// spilled, writes the rows it still holds as one more run, since the
+    /// merge then reads runs only.
+    pub(crate) fn ready(&mut self) -> io::Result<()> {
+        if self.runs.is_empty() || self.rows.is_empty() {
+            self.sort();
+            return Ok(());
+        }
+        self.write_run().map(drop)
+    }
+
     /// Writes the rows, sorted, to a new run and empties the table (its
     /// allocations are kept for the next rows); returns how many.
     fn write_run(&mut self) -> io::Result<u64> {
@@ -430,6 +442,10 @@ pub(crate) fn finish_all(
     out: &mut dyn Write,
 ) -> Result<u64, MergeError> {
     write_head(&mut tables, out)?;
+    if tables.len() > 1 && tables.iter().all(|t| t.runs.is_empty()) {
+        let threads = tables.len();
+        return write_in_ranges(&mut tables, threads, RANGE_ROWS, out);
+    }
     let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
     let written = each_row(tables, |key, s| {
         s.write_row(key.host, key.url, key.window, &mut buf);
@@ -441,6 +457,105 @@ pub(crate) fn finish_all(
     })?;
     out.write_all(&buf).map_err(MergeError::Io)?;
     Ok(written)
+}
+
+/// Rows of the merged output a range of keys holds, about: the unit of
+/// work of [`write_in_ranges`] (a few MiB of text).
+const RANGE_ROWS: usize = 1 << 14;
+
+/// Writes the rows of in-memory `tables`, merged and in key order, with
+/// `threads` threads: the keys are cut into ranges of about `range_rows`
+/// rows at keys of the largest table, each range of every table found by binary search in its sorted
+/// order, and each range merged and written to a buffer of its own by
+/// thread `range % threads`; this thread writes the buffers to `out` in
+/// the ranges' order. A key falls in one range of every table, so each
+/// range's rows are the rows the one merge of the whole gives there, and
+/// the output is that merge's byte for byte. Only the writing to `out`
+/// is serial (the merge and the text were most of `summarize -j 2`'s time
+/// after its workers were done, on one thread).
+fn write_in_ranges(
+    tables: &mut [SummaryTable],
+    threads: usize,
+    range_rows: usize,
+    out: &mut dyn Write,
+) -> Result<u64, MergeError> {
+    for t in tables.iter_mut() {
+        t.sort();
+    }
+    let tables: &[SummaryTable] = tables;
+    let Some(largest) = tables.iter().max_by_key(|t| t.rows.len()) else {
+        return Ok(0);
+    };
+    let ranges = (largest.rows.len() / range_rows.max(1)).max(1);
+    // The keys that start ranges 1.., strictly increasing (distinct rows
+    // of one table, in its order).
+    let cuts: Vec<Key<'_>> = (1..ranges)
+        .filter_map(|r| largest.sorted_row(r * largest.rows.len() / ranges))
+        .map(|(k, _)| k)
+        .collect();
+    // Per table, the row numbers (in its order) where each range starts,
+    // and its end.
+    let bounds: Vec<Vec<usize>> = tables
+        .iter()
+        .map(|t| {
+            let mut b = Vec::with_capacity(cuts.len() + 2);
+            b.push(0);
+            for cut in &cuts {
+                b.push(t.order.partition_point(|&i| {
+                    let r = &t.rows[i as usize];
+                    r.key(&t.keys) < *cut
+                }));
+            }
+            b.push(t.order.len());
+            b
+        })
+        .collect();
+    let merge_range = |range: usize| -> (Vec<u8>, Result<u64, MergeError>) {
+        let sources: Vec<InMemory<'_>> = tables
+            .iter()
+            .zip(&bounds)
+            .filter(|(_, b)| b[range] < b[range + 1])
+            .map(|(table, b)| InMemory {
+                table,
+                next: b[range],
+                end: b[range + 1],
+            })
+            .collect();
+        let mut buf = Vec::with_capacity(range_rows.min(RANGE_ROWS) * 256);
+        let written = merge_each(sources, |key, s| {
+            s.write_row(key.host, key.url, key.window, &mut buf);
+            Ok(())
+        });
+        (buf, written)
+    };
+    let threads = threads.clamp(1, ranges);
+    std::thread::scope(|scope| {
+        // Two ranges ahead per thread at most: the text in memory is
+        // bounded whatever the summary's size.
+        let (senders, receivers): (Vec<_>, Vec<_>) = (0..threads)
+            .map(|_| std::sync::mpsc::sync_channel(2))
+            .unzip();
+        for (t, send) in senders.into_iter().enumerate() {
+            let merge_range = &merge_range;
+            scope.spawn(move || {
+                for range in (t..ranges).step_by(threads) {
+                    // The receiver is gone only when writing failed.
+                    if send.send(merge_range(range)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        let mut written = 0u64;
+        for range in 0..ranges {
+            let (buf, n) = receivers[range % threads]
+                .recv()
+                .map_err(|_| MergeError::Io(io::Error::other("a merging thread panicked")))?;
+            written += n?;
+            out.write_all(&buf).map_err(MergeError::Io)?;
+        }
+        Ok(written)
+    })
 }
 
 /// Writes the head of the summary of `tables`: their redirect hints merged
@@ -473,7 +588,11 @@ pub(crate) fn each_row(
         }
         for t in &tables {
             if !t.rows.is_empty() {
-                sources.push(InMemory { table: t, next: 0 });
+                sources.push(InMemory {
+                    table: t,
+                    next: 0,
+                    end: t.order.len(),
+                });
             }
         }
         return merge_each(sources, each);
@@ -504,10 +623,15 @@ trait SortedRows {
 struct InMemory<'t> {
     table: &'t SummaryTable,
     next: usize,
+    /// Where its rows end (a range of them: [`write_in_ranges`]).
+    end: usize,
 }
 
 impl SortedRows for InMemory<'_> {
     fn head(&self) -> Option<(Key<'_>, &UrlSummary)> {
+        if self.next >= self.end {
+            return None;
+        }
         self.table.sorted_row(self.next)
     }
 
@@ -955,6 +1079,83 @@ mod tests {
             .collect();
         assert_eq!(got.len(), want.len());
         assert!(got == want, "{got:?}");
+    }
+
+    /// The tables of `parts` workers, record `i` going to worker `i % parts`.
+    fn tables(recs: &[Record], parts: usize) -> Vec<SummaryTable> {
+        let mut tables: Vec<SummaryTable> =
+            (0..parts).map(|_| SummaryTable::new(usize::MAX)).collect();
+        for (i, (host, url, window, status, bytes, client)) in recs.iter().enumerate() {
+            let key = Key {
+                host: host.as_bytes(),
+                url: url.as_bytes(),
+                window: *window,
+            };
+            tables[i % parts]
+                .row(key)
+                .unwrap()
+                .add(*status, *bytes, Some(client.as_bytes()));
+        }
+        tables
+    }
+
+    #[test]
+    fn merging_by_ranges_of_keys_on_threads_gives_the_one_merge() {
+        // Ranges of a few rows, on one to more threads than ranges, of one
+        // to three workers' tables.
+        let recs = records(20_000);
+        let (whole, _) = summarize(&recs, usize::MAX);
+        let rows = &whole[UrlSummary::header().len()..];
+        let lines = rows.iter().filter(|&&b| b == b'\n').count() as u64;
+        for parts in [1, 2, 3] {
+            for range_rows in [1, 7, 100, 100_000] {
+                for threads in [1, 2, 3, 50] {
+                    let mut out = Vec::new();
+                    let n =
+                        write_in_ranges(&mut tables(&recs, parts), threads, range_rows, &mut out)
+                            .unwrap();
+                    let case = format!("{parts} tables, ranges of {range_rows}, {threads} threads");
+                    assert_eq!(n, lines, "{case}");
+                    assert!(out == rows, "{case}");
+                }
+            }
+        }
+        // The ranges are cut at keys of the largest table: here one whose
+        // rows the smaller one mostly lacks (its own URLs, in ranges of the
+        // other's), which the serial merge gives as well.
+        let skewed = || {
+            let mut t = tables(&recs[..2_000], 2);
+            for (host, url, window, status, bytes, client) in &recs {
+                let url = format!("{url}/only-in-one");
+                let key = Key {
+                    host: host.as_bytes(),
+                    url: url.as_bytes(),
+                    window: *window,
+                };
+                t[1].row(key)
+                    .unwrap()
+                    .add(*status, *bytes, Some(client.as_bytes()));
+            }
+            t
+        };
+        let mut serial = Vec::new();
+        each_row(skewed(), |key, s| {
+            s.write_row(key.host, key.url, key.window, &mut serial);
+            Ok(())
+        })
+        .unwrap();
+        for threads in [1, 2, 3] {
+            let mut out = Vec::new();
+            write_in_ranges(&mut skewed(), threads, 10, &mut out).unwrap();
+            assert!(out == serial, "{threads} threads");
+        }
+        // No rows at all.
+        let mut out = Vec::new();
+        assert_eq!(
+            write_in_ranges(&mut tables(&[], 2), 2, 10, &mut out).unwrap(),
+            0
+        );
+        assert!(out.is_empty());
     }
 
     #[test]
