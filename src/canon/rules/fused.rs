@@ -140,11 +140,7 @@ pub(crate) fn write(
     let start = out.len();
     let mut p = *parts;
     if plan.www > 0 {
-        let hs = parts.host_start as usize;
-        out.extend_from_slice(&input[..hs]);
-        out.extend_from_slice(&input[hs + plan.www as usize..plan.path_cut as usize]);
-        p.host_end -= plan.www;
-        p.path_start -= plan.www;
+        write_without_www(input, plan, out, &mut p);
     } else if plan.path_cut == pe && !plan.slash {
         // Mostly a fragment removed: one copy.
         out.extend_from_slice(&input[..plan.end as usize]);
@@ -178,6 +174,19 @@ pub(crate) fn write(
     p
 }
 
+/// Appends `input` up to the path's kept end (`plan.path_cut`) without
+/// the `plan.www` bytes at the host's start, and moves `p`'s host end and
+/// path start back by them. Both writers' first step when `www` fired;
+/// inlined into each, as the code it replaces was.
+#[inline(always)]
+fn write_without_www(input: &[u8], plan: &Plan, out: &mut Vec<u8>, p: &mut Parts) {
+    let hs = p.host_start as usize;
+    out.extend_from_slice(&input[..hs]);
+    out.extend_from_slice(&input[hs + plan.www as usize..plan.path_cut as usize]);
+    p.host_end -= plan.www;
+    p.path_start -= plan.www;
+}
+
 /// [`write`] for a plan that changes the query: what the query rules
 /// wrote (`s.buf`), or nothing, in place of the query. Out of line: inlined,
 /// it made the fused rules dearer for every URL.
@@ -187,11 +196,7 @@ fn write_query(input: &[u8], parts: &Parts, plan: &Plan, s: &Scratch, out: &mut 
     let at = |out: &Vec<u8>| (out.len() - start) as u32;
     let mut p = *parts;
     if plan.www > 0 {
-        let hs = parts.host_start as usize;
-        out.extend_from_slice(&input[..hs]);
-        out.extend_from_slice(&input[hs + plan.www as usize..plan.path_cut as usize]);
-        p.host_end -= plan.www;
-        p.path_start -= plan.www;
+        write_without_www(input, plan, out, &mut p);
     } else {
         out.extend_from_slice(&input[..plan.path_cut as usize]);
     }
