@@ -473,7 +473,7 @@ impl Canonicalizer {
                 fired: RuleMask::NONE,
             });
         }
-        self.run_general(input, mode, out, path != FastPath::NotTried, false)
+        self.run_general(input, mode, out, path != FastPath::NotTried)
     }
 
     /// Which fast path [`run`](Self::run) tries on `input` in `mode`: the
@@ -554,10 +554,10 @@ impl Canonicalizer {
         Some(end)
     }
 
-    /// [`run_general`](Self::run_general) with rules that run fused with
+    /// [`run_parser`](Self::run_parser) with rules that run fused with
     /// the fast path (`rules::fused`): the rules' own copy of the fast
     /// path, which does not copy the URL (the rules write it with their
-    /// edits made), then `run_general` for what it does not take. Apart,
+    /// edits made), then `run_parser` for what it does not take. Apart,
     /// so that the profiles without rules keep their code.
     #[inline(never)]
     fn run_fused(
@@ -588,15 +588,23 @@ impl Canonicalizer {
             }
         }
         // An http URL is not canonical as it stands (or the input is too
-        // long, which `run_general` says first).
-        self.run_general(input, mode, out, true, true)
+        // long, which `run_parser` says first).
+        self.run_parser(input, mode, out, true)
     }
 
-    /// [`run`](Self::run) for every input: the fast paths, then the parser.
-    /// `fast_tried`: the fast path that can take `input` (`canonical_http`,
-    /// or `canonical_target` for an origin-form target without a base)
-    /// already said no, or none can. `fused_tried`:
-    /// [`run_fused`](Self::run_fused) called it.
+    /// [`run`](Self::run) for every input the fast path did not take:
+    /// the fused rules ([`run_fused`](Self::run_fused)) when the rule set
+    /// takes that way, else [`run_parser`](Self::run_parser). `fast_tried`:
+    /// as `run_parser`'s.
+    ///
+    /// Small and out of line: the fused rules' URLs only pass through, and
+    /// the call to `run_fused` ends it (a jump, no registers saved). With
+    /// the parser's set-up in it, each of them paid that function's entry
+    /// and exit (about 25 instructions per URL, `safe` and `aggressive` on
+    /// `kasztp.txt`). Not in `run`, which is inlined into its callers: there
+    /// the call kept `canonicalize_target` from being inlined into the log
+    /// loop (24 instructions a line more on a combined log with no rule,
+    /// `benches/guard.sh`'s pipeline/combined).
     #[inline(never)]
     fn run_general(
         &mut self,
@@ -604,15 +612,25 @@ impl Canonicalizer {
         mode: Mode,
         out: &mut Vec<u8>,
         fast_tried: bool,
-        fused_tried: bool,
     ) -> Result<Canonical, Reject> {
-        if self.fused && !fused_tried {
-            // Here rather than in `run`, which is inlined into its callers:
-            // there the call kept `canonicalize_target` from being inlined
-            // into the log loop (24 instructions a line more on a combined
-            // log with no rule, `benches/guard.sh`'s pipeline/combined).
+        if self.fused {
             return self.run_fused(input, mode, out);
         }
+        self.run_parser(input, mode, out, fast_tried)
+    }
+
+    /// The fast paths, then the parser, then the in-place rules.
+    /// `fast_tried`: the fast path that can take `input` (`canonical_http`,
+    /// or `canonical_target` for an origin-form target without a base)
+    /// already said no, or none can.
+    #[inline(never)]
+    fn run_parser(
+        &mut self,
+        input: &[u8],
+        mode: Mode,
+        out: &mut Vec<u8>,
+        fast_tried: bool,
+    ) -> Result<Canonical, Reject> {
         if input.len() > self.max_input_len {
             return Err(Reject {
                 reason: Reason::InputTooLong,

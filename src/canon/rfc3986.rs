@@ -39,7 +39,7 @@ use crate::url::simd::{dispatch, find, find_with, Chunk, Job, Rfc3986FragmentSto
 /// `parts`) and moves the offsets in `parts` to match. `tail` is scratch
 /// space, reused from call to call.
 ///
-/// Not inlined: its caller, `Canonicalizer::run_general`, has the whole
+/// Not inlined: its caller, `Canonicalizer::run_parser`, has the whole
 /// parser inlined and runs for every profile, while only `rfc3986` and the
 /// profiles above it need this scan.
 #[inline(never)]

@@ -75,6 +75,31 @@ const SHIFT: u32 = 64 - SLOTS.trailing_zeros();
 /// time, and no lock to ask whether it is built yet.
 static TABLE: [Slot; SLOTS] = build();
 
+/// Bit `n` (`n` below 63): some wildcard rule (`*.ck`) is stored under a
+/// name of `n` bytes; bit 63: under one of 63 bytes or more. A name of
+/// another length has no [`WILDCARD`] kind, and is not looked up for it:
+/// most hosts' parents are `com`, `org` or `net`, and no wildcard is
+/// stored under three or four bytes.
+const WILDCARD_LENGTHS: u64 = wildcard_lengths(SUFFIXES);
+
+const fn wildcard_lengths(text: &[u8]) -> u64 {
+    let mut lengths = 0u64;
+    let mut line = 0;
+    while line < text.len() {
+        let mut end = line;
+        while text[end] != b'\n' {
+            end += 1;
+        }
+        if text[line] == b'*' {
+            // `*.` and the name it is stored under (as `build` stores it).
+            let len = end - (line + 2);
+            lengths |= 1 << if len < 63 { len } else { 63 };
+        }
+        line = end + 1;
+    }
+    lengths
+}
+
 /// A hash of `text[at..at + len]` from its length and its first and last
 /// eight bytes (four, for a shorter name): two loads and two
 /// multiplications, whatever the length (a collision costs one more
@@ -273,7 +298,7 @@ fn first_dot(name: &[u8]) -> Option<usize> {
 #[inline]
 fn is_suffix(name: &[u8], parent: &[u8]) -> bool {
     match kinds(name) {
-        0 => kinds(parent) & WILDCARD != 0,
+        0 => WILDCARD_LENGTHS >> parent.len().min(63) & 1 != 0 && kinds(parent) & WILDCARD != 0,
         own => own & EXACT != 0,
     }
 }
@@ -343,6 +368,23 @@ mod tests {
             &wrong[..wrong.len().min(20)]
         );
         assert!(checked > 40_000, "{checked}");
+    }
+
+    /// The lengths that skip the wildcard lookup: never a wildcard's
+    /// (every wildcard rule's name below it is a suffix in
+    /// `agrees_with_the_psl_crate_on_every_rule`), and those of `com`,
+    /// `org` and `net`, for which the filter is there.
+    #[test]
+    fn wildcard_lengths_hold_every_wildcard() {
+        let text = std::str::from_utf8(SUFFIXES).unwrap();
+        let mut wildcards = 0;
+        for name in text.lines().filter_map(|l| l.strip_prefix("*.")) {
+            assert_ne!(WILDCARD_LENGTHS >> name.len().min(63) & 1, 0, "{name}");
+            assert!(is_suffix(format!("x.{name}").as_bytes(), name.as_bytes()));
+            wildcards += 1;
+        }
+        assert!(wildcards > 100, "{wildcards}");
+        assert_eq!(WILDCARD_LENGTHS >> 3 & 1, 0);
     }
 
     /// The run-time hash is the compiler's.
