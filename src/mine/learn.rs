@@ -192,8 +192,7 @@ pub(crate) fn scan_keys(
             if previous.is_none_or(|b| (b.host, b.url) != (key.host, key.url)) {
                 count.urls += 1;
                 // The bytes mining keeps: the target (`/a?b`), not the whole URL.
-                let url = String::from_utf8_lossy(key.url);
-                count.bytes += target_of(&url).len() as u64;
+                count.bytes += target_len(key.url);
             }
             count.rows += 1;
         }
@@ -539,7 +538,7 @@ pub(crate) fn summary_for_mining(
         if let Some(count) = scan.hosts.last_mut() {
             if !same_url {
                 count.urls += 1;
-                count.bytes += target_of(&String::from_utf8_lossy(row.url)).len() as u64;
+                count.bytes += target_len(row.url);
             }
             count.rows += 1;
         }
@@ -639,19 +638,42 @@ fn window_step(windows: &BTreeSet<i64>) -> i64 {
 /// The summary URL from its path on (`https://h/a?b` → `/a?b`); a path-only
 /// URL as it is.
 fn target_of(url: &str) -> &str {
-    if url.starts_with('/') {
+    // Bytes and memchr, not `str::find`: a substring search's setup and a
+    // char searcher cost more than the short URLs they run on, once per
+    // URL when the summary is read and again when it is mined. The bytes
+    // found are ASCII, so the cuts are on char boundaries.
+    let bytes = url.as_bytes();
+    if bytes.first() == Some(&b'/') {
         return url;
     }
-    match url.find("://") {
+    let mut from = 0;
+    let scheme_end = loop {
+        match memchr::memchr(b':', &bytes[from..]) {
+            Some(k) if bytes[from + k + 1..].starts_with(b"//") => break Some(from + k),
+            Some(k) => from += k + 1,
+            None => break None,
+        }
+    };
+    match scheme_end {
         Some(i) => {
             let rest = &url[i + 3..];
-            match rest.find(['/', '?']) {
+            match memchr::memchr2(b'/', b'?', rest.as_bytes()) {
                 Some(j) if rest.as_bytes()[j] == b'/' => &rest[j..],
                 _ => "/",
             }
         }
         None => url,
     }
+}
+
+/// The length of [`target_of`] the URL's text as the miner keeps it
+/// (lossy UTF-8): for the budget's count of bytes.
+fn target_len(url: &[u8]) -> u64 {
+    let len = match std::str::from_utf8(url) {
+        Ok(text) => target_of(text).len(),
+        Err(_) => target_of(&String::from_utf8_lossy(url)).len(),
+    };
+    len as u64
 }
 
 /// URLs of a host tried per rewrite by [`unchain`]: enough to meet the
@@ -1369,6 +1391,18 @@ mod tests {
         assert_eq!(target_of("https://h.example"), "/");
         assert_eq!(target_of("https://h.example?x"), "/");
         assert_eq!(target_of("/a?b"), "/a?b");
+        // The first `://`, after colons that do not start one.
+        assert_eq!(target_of("a:b:/c://h/x?y"), "/x?y");
+        assert_eq!(target_of("x://"), "/");
+        assert_eq!(target_of("x:/y"), "x:/y");
+        assert_eq!(target_of("x:"), "x:");
+        assert_eq!(target_of("https://h?a/b"), "/");
+        assert_eq!(target_of("https://h.example/é?x://y"), "/é?x://y");
+        assert_eq!(
+            target_len(b"https://h.example/\xff/a"),
+            "/\u{fffd}/a".len() as u64
+        );
+        assert_eq!(target_len(b"https://h.example/a"), 2);
         assert_eq!(first_segment("/u/x?q"), Some(("u", "/x?q".into())));
         assert_eq!(first_segment("/u"), Some(("u", "/".into())));
         assert_eq!(first_segment("/u?q=1"), Some(("u", "/?q=1".into())));

@@ -212,16 +212,16 @@ pub(crate) fn url_host(url: &[u8]) -> &[u8] {
     if scheme_len == 0 || !url[0].is_ascii_alphabetic() || !url[scheme_len..].starts_with(b"://") {
         return b"";
     }
-    let start = scheme_len + 3;
-    let rest = &url[start..];
-    let end = rest
-        .iter()
-        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
-        .unwrap_or(rest.len());
-    // Byte loops, not memchr: an authority is a few dozen bytes, shorter
-    // than what memchr's vector setup pays off on (it was a sixth of the
-    // summary's own cost per record).
+    let rest = &url[scheme_len + 3..];
+    // Eight bytes at a time for the authority's end: it is one pass, where
+    // a byte loop for the end and two for `@` and `:` cost a sixth of the
+    // summary's own time per record (memchr's vector setup does not pay
+    // off on a few dozen bytes). Most authorities have neither `@` nor `:`.
+    let (end, marks) = authority_end(rest);
     let mut authority = &rest[..end];
+    if !marks {
+        return authority;
+    }
     if let Some(at) = authority.iter().rposition(|&b| b == b'@') {
         authority = &authority[at + 1..];
     }
@@ -230,6 +230,40 @@ pub(crate) fn url_host(url: &[u8]) -> &[u8] {
         Some(colon) if !authority[colon..].contains(&b']') => &authority[..colon],
         _ => authority,
     }
+}
+
+/// Where the authority at the start of `rest` ends (its first `/`, `?` or
+/// `#`, or the end), and whether it holds an `@` or a `:`.
+fn authority_end(rest: &[u8]) -> (usize, bool) {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // The high bit of each byte of `w` equal to `b`. Exact up to the first
+    // one: a byte above an equal byte may be flagged too (the subtraction's
+    // borrow), so a flag at byte `i` means an equal byte at `i` or below.
+    let equal = |w: u64, b: u8| {
+        let x = w ^ (LOW * u64::from(b));
+        x.wrapping_sub(LOW) & !x & HIGH
+    };
+    let mut marks = 0u64;
+    let mut at = 0;
+    while at < rest.len() {
+        let n = (rest.len() - at).min(8);
+        let mut word = [0u8; 8];
+        word[..n].copy_from_slice(&rest[at..at + n]);
+        let w = u64::from_le_bytes(word);
+        // Padding zeros equal none of these bytes.
+        let ends = equal(w, b'/') | equal(w, b'?') | equal(w, b'#');
+        let m = equal(w, b'@') | equal(w, b':');
+        if ends != 0 {
+            let first = (ends.trailing_zeros() / 8) as usize;
+            // Flags below the end's byte are marks of the authority.
+            let below = (1u64 << (first * 8)).wrapping_sub(1);
+            return (at + first, marks | (m & below) != 0);
+        }
+        marks |= m;
+        at += n;
+    }
+    (rest.len(), marks != 0)
 }
 
 #[cfg(test)]
@@ -376,8 +410,50 @@ mod tests {
             ("mailto:a@b.c", ""),
             ("//a.example/x", ""),
             ("1http://a.example/", ""),
+            ("https://a.example/x:y@z", "a.example"),
+            ("https://a.example?u@v:8", "a.example"),
+            (
+                "https://user@longer.example.org:8443/",
+                "longer.example.org",
+            ),
+            ("https://12345678/", "12345678"),
+            ("https://1234567:/", "1234567"),
+            ("https://a.example.org#x:1", "a.example.org"),
         ] {
             assert_eq!(url_host(url.as_bytes()), host.as_bytes(), "{url}");
+        }
+    }
+
+    /// The authority's end and marks as byte loops find them.
+    fn authority_end_by_bytes(rest: &[u8]) -> (usize, bool) {
+        let end = rest
+            .iter()
+            .position(|&b| matches!(b, b'/' | b'?' | b'#'))
+            .unwrap_or(rest.len());
+        (end, rest[..end].iter().any(|&b| matches!(b, b'@' | b':')))
+    }
+
+    #[test]
+    fn the_authority_ends_where_byte_loops_find_it() {
+        // Every string of up to 20 bytes from a few letters, the bytes
+        // that end an authority or mark one, and bytes whose neighbors a
+        // wrong word trick would confuse (NUL, 0x01, 0x80, 0xff), at every
+        // place in a word.
+        let alphabet = b"a/?#@:\0\x01\x80\xff.";
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 21) as usize;
+            let rest: Vec<u8> = (0..len)
+                .map(|i| alphabet[((x >> (i * 3 % 60)) as usize + i) % alphabet.len()])
+                .collect();
+            assert_eq!(
+                authority_end(&rest),
+                authority_end_by_bytes(&rest),
+                "{rest:?}"
+            );
         }
     }
 }

@@ -139,7 +139,12 @@ impl UrlSummary {
     }
 
     fn add_size(&mut self, size: u64, count: u64) {
-        let rank = size_rank(size);
+        self.add_ranked(size_rank(size), count);
+    }
+
+    /// Adds `count` responses of the size ranked `rank` (`size_rank`, made
+    /// once per size: merging rows keeps their sizes' ranks).
+    fn add_ranked(&mut self, rank: (u64, u64), count: u64) {
         match self.sizes.binary_search_by(|s| s.rank.cmp(&rank)) {
             Ok(i) => self.sizes[i].count += count,
             Err(i) if i < SIZES_KEPT => {
@@ -167,7 +172,7 @@ impl UrlSummary {
         }
         self.largest = self.largest.max(other.largest);
         for s in &other.sizes {
-            self.add_size(s.rank.1, s.count);
+            self.add_ranked(s.rank, s.count);
         }
         for &c in &other.clients {
             self.add_client(c);
@@ -273,45 +278,73 @@ impl UrlSummary {
     }
 
     /// Appends the row (key and values) in the binary form `canonurl mine`
-    /// hands its own summary of logs to the miner in (a temporary file,
-    /// never shown: [`UrlSummary::read_bin`] reads it back): no decimal
-    /// text to write and parse again. A record is its body's length (4
-    /// bytes, little-endian), then the host and URL, each after its length,
-    /// the window (a tag byte, then 8 bytes), the counts as LEB128 varints,
-    /// the sizes (their number, then size and count each) in the sample's
-    /// own order, and the client hashes (their number, then 8 bytes each).
+    /// hands its own summary of logs to the miner in, and spilled runs are
+    /// written in (temporary files, never shown: [`UrlSummary::read_bin`]
+    /// reads it back): no decimal text to write and parse again. A record is
+    /// its body's length (4 bytes, little-endian), then the host and URL,
+    /// each after its length (LEB128 varints), the window (a tag byte, then
+    /// 8 bytes), the hits, a mask of the status classes counted (2 bytes)
+    /// and their counts, the largest size, the sizes (their number, then
+    /// each size's sampling hash in 8 bytes, size and count) in the
+    /// sample's own order, and the client hashes (their number, then 8
+    /// bytes each). Counts are varints.
+    ///
+    /// Every row is written here at least twice when the table spills
+    /// (its run, the miner's copy): the values go to a buffer on the stack
+    /// first and the record is appended in three copies, and the statuses
+    /// never seen (most of them) and the sizes' hashes cost nothing to
+    /// read back.
     pub(crate) fn write_bin(&self, key: Key<'_>, out: &mut Vec<u8>) {
-        let start = out.len();
-        out.extend_from_slice(&[0; 4]);
-        put_varint(key.host.len() as u64, out);
-        out.extend_from_slice(key.host);
-        put_varint(key.url.len() as u64, out);
-        out.extend_from_slice(key.url);
+        let mut v = [0u8; BIN_VALUES_MAX];
+        let mut n = 0;
         match key.window {
             Some(w) => {
-                out.push(1);
-                out.extend_from_slice(&w.to_le_bytes());
+                v[0] = 1;
+                v[1..9].copy_from_slice(&w.to_le_bytes());
+                n = 9;
             }
-            None => out.push(0),
+            None => n += 1,
         }
-        for n in std::iter::once(self.hits)
-            .chain(self.status)
-            .chain([self.largest])
-        {
-            put_varint(n, out);
+        put_varint_at(self.hits, &mut v, &mut n);
+        let mask_at = n;
+        n += 2;
+        let mut mask = 0u16;
+        for (i, &c) in self.status.iter().enumerate() {
+            if c != 0 {
+                mask |= 1 << i;
+                put_varint_at(c, &mut v, &mut n);
+            }
         }
+        v[mask_at..mask_at + 2].copy_from_slice(&mask.to_le_bytes());
+        put_varint_at(self.largest, &mut v, &mut n);
         // At most SIZES_KEPT and CLIENTS_KEPT: one byte each.
-        out.push(self.sizes.len() as u8);
+        v[n] = self.sizes.len() as u8;
+        n += 1;
         for s in &self.sizes {
-            put_varint(s.rank.1, out);
-            put_varint(s.count, out);
+            v[n..n + 8].copy_from_slice(&s.rank.0.to_le_bytes());
+            n += 8;
+            put_varint_at(s.rank.1, &mut v, &mut n);
+            put_varint_at(s.count, &mut v, &mut n);
         }
-        out.push(self.clients.len() as u8);
+        v[n] = self.clients.len() as u8;
+        n += 1;
         for c in &self.clients {
-            out.extend_from_slice(&c.to_le_bytes());
+            v[n..n + 8].copy_from_slice(&c.to_le_bytes());
+            n += 8;
         }
-        let len = (out.len() - start - 4) as u32;
-        out[start..start + 4].copy_from_slice(&len.to_le_bytes());
+        let mut lengths = [0u8; 24];
+        let mut l = 4;
+        put_varint_at(key.host.len() as u64, &mut lengths, &mut l);
+        let url_len_at = l;
+        put_varint_at(key.url.len() as u64, &mut lengths, &mut l);
+        let body = (l - 4) + key.host.len() + key.url.len() + n;
+        lengths[..4].copy_from_slice(&(body as u32).to_le_bytes());
+        out.reserve(4 + body);
+        out.extend_from_slice(&lengths[..url_len_at]);
+        out.extend_from_slice(key.host);
+        out.extend_from_slice(&lengths[url_len_at..l]);
+        out.extend_from_slice(key.url);
+        out.extend_from_slice(&v[..n]);
     }
 
     /// Reads a record's body as [`UrlSummary::write_bin`] wrote it; `None`
@@ -340,8 +373,15 @@ impl UrlSummary {
             hits: get_varint(body, &mut at)?,
             ..UrlSummary::default()
         };
-        for n in &mut s.status {
-            *n = get_varint(body, &mut at)?;
+        let mask = u16::from_le_bytes(body.get(at..at + 2)?.try_into().ok()?);
+        at += 2;
+        if mask >> StatusClass::COUNT != 0 {
+            return None;
+        }
+        for (i, n) in s.status.iter_mut().enumerate() {
+            if mask & (1 << i) != 0 {
+                *n = get_varint(body, &mut at)?;
+            }
         }
         s.largest = get_varint(body, &mut at)?;
         let sizes = usize::from(*body.get(at)?);
@@ -350,10 +390,12 @@ impl UrlSummary {
             return None;
         }
         for _ in 0..sizes {
+            let hash = u64::from_le_bytes(body.get(at..at + 8)?.try_into().ok()?);
+            at += 8;
             let size = get_varint(body, &mut at)?;
             let count = get_varint(body, &mut at)?;
             s.sizes.push(Ranked {
-                rank: size_rank(size),
+                rank: (hash, size),
                 count,
             });
         }
@@ -488,14 +530,24 @@ impl fmt::Display for RowError {
 
 impl std::error::Error for RowError {}
 
-/// Appends `n` as an LEB128 varint (seven bits a byte, low first).
+/// The most bytes of a binary record's values after its key
+/// ([`UrlSummary::write_bin`]): the window, the hits, the status mask and
+/// counts, the largest size, every kept size (hash, size, count) and
+/// client hash; a varint of a `u64` takes at most 10 bytes.
+const BIN_VALUES_MAX: usize =
+    9 + 10 + 2 + 10 * StatusClass::COUNT + 10 + 1 + (8 + 20) * SIZES_KEPT + 1 + 8 * CLIENTS_KEPT;
+
+/// Writes `n` as an LEB128 varint (seven bits a byte, low first) at
+/// `buf[*at..]`, moving `at` past it.
 #[inline]
-fn put_varint(mut n: u64, out: &mut Vec<u8>) {
+fn put_varint_at(mut n: u64, buf: &mut [u8], at: &mut usize) {
     while n >= 0x80 {
-        out.push(n as u8 | 0x80);
+        buf[*at] = n as u8 | 0x80;
+        *at += 1;
         n >>= 7;
     }
-    out.push(n as u8);
+    buf[*at] = n as u8;
+    *at += 1;
 }
 
 /// Reads an LEB128 varint at `*at`, moving `at` past it.

@@ -329,8 +329,9 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 /// most significant part first (an MSD radix sort by eight bytes at a
 /// time): by the rank of their host, then by eight bytes of the URL after
 /// what every URL of the host shares; rows still equal are sorted again
-/// by their next eight bytes, and so on; rows whose URLs are exhausted
-/// and still equal (one URL in several windows) are sorted by their keys.
+/// by their next eight bytes (after all the bytes they share), and so on;
+/// rows whose URLs are exhausted and still equal (one URL in several
+/// windows) are sorted by URL length and window.
 fn sort_order(rows: &[Row], keys: &[u8]) -> Vec<u32> {
     // Each row's host, numbered by first appearance.
     let mut ids: hashbrown::HashMap<&[u8], u32> = hashbrown::HashMap::new();
@@ -388,19 +389,44 @@ fn sort_order(rows: &[Row], keys: &[u8]) -> Vec<u32> {
     let mut runs: Vec<(usize, usize, usize)> = Vec::new();
     let host_rank_depth = |e: &SortEntry| shared[host_of[e.row as usize] as usize] + 8;
     equal_runs(&entries, 0, &mut runs, host_rank_depth);
+    // The entries of a run share their URLs' bytes before `depth` (a
+    // shorter URL's missing bytes read as zeros). Most runs are one URL in
+    // several windows, or URLs that share more than the next eight bytes:
+    // the bytes every URL of the run shares are skipped at once (they
+    // order nothing), instead of eight at a time.
+    let mut exhausted: Vec<(usize, Option<i64>, u32)> = Vec::new();
     while let Some((start, end, depth)) = runs.pop() {
         let run = &mut entries[start..end];
-        if run.iter().all(|e| url(e.row).len() <= depth) {
-            run.sort_unstable_by(|a, b| {
-                rows[a.row as usize]
-                    .key(keys)
-                    .cmp(&rows[b.row as usize].key(keys))
-            });
+        let first = url(run[0].row);
+        let (mut common, mut longest) = (first.len(), 0);
+        for e in run.iter_mut() {
+            let u = url(e.row);
+            common = common_prefix(&first[..common], u);
+            longest = longest.max(u.len());
+            e.prefix = prefix_at(u, depth);
+        }
+        if longest <= depth.max(common) {
+            // Equal bytes to the end, zeros past it: of two such URLs the
+            // shorter is a prefix of the other, so the key order (host
+            // equal) is by URL length, then window. Sorted by those, read
+            // once per row rather than per comparison.
+            exhausted.clear();
+            exhausted.extend(run.iter().map(|e| {
+                let r = &rows[e.row as usize];
+                (r.url_len, r.window, e.row)
+            }));
+            exhausted.sort_unstable();
+            for (e, &(_, _, row)) in run.iter_mut().zip(&exhausted) {
+                e.row = row;
+            }
             continue;
         }
-        for e in run.iter_mut() {
-            e.prefix = prefix_at(url(e.row), depth);
+        if common > depth {
+            for e in run.iter_mut() {
+                e.prefix = prefix_at(url(e.row), common);
+            }
         }
+        let depth = depth.max(common);
         run.sort_unstable_by_key(|e| e.prefix);
         equal_runs(run, start, &mut runs, |_| depth + 8);
     }
