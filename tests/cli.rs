@@ -617,8 +617,8 @@ fn combined_output_is_the_library_output_line_by_line() {
         for line in &lines {
             let start = expected.len();
             if let Line::Record = reader.read(line.as_bytes(), Field::Request, &mut record) {
-                if request_url(&record, None, &mut url) == RequestUrl::PathOnly {
-                    let target = &record.target;
+                if request_url(&record, line.as_bytes(), None, &mut url) == RequestUrl::PathOnly {
+                    let target = record.target(line.as_bytes());
                     if canon.canonicalize_target(target, &mut expected).is_err() {
                         expected.truncate(start);
                     } else if ["GET", "POST", "HEAD"]

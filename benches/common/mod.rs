@@ -125,7 +125,7 @@ impl UrlSet {
                 {
                     continue;
                 }
-                let target = ex.target.as_slice();
+                let target = ex.target(line);
                 url.clear();
                 if target.first() == Some(&b'/') {
                     url.extend_from_slice(LOG_PREFIX.as_bytes());

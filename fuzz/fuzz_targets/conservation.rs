@@ -101,13 +101,13 @@ fn same_as_library(format: LogFormat, profile: Profile, file: &[u8], out: &[u8],
             continue;
         }
         if reader.read(line, Field::Request, &mut record) != Line::Record
-            || request_url(&record, None, &mut url) != RequestUrl::PathOnly
+            || request_url(&record, line, None, &mut url) != RequestUrl::PathOnly
         {
             continue;
         }
         expected.clear();
         if canon
-            .canonicalize_target(&record.target, &mut expected)
+            .canonicalize_target(record.target(line), &mut expected)
             .is_err()
         {
             expected.clear();

@@ -64,7 +64,7 @@ impl LogReader for AlbExtractor {
         match split_request(&line[q + 1..q_end]) {
             Ok(Request::Line(r)) => {
                 out.connect = r.is_connect();
-                out.target.extend_from_slice(r.target);
+                out.lend_target(line, r.target);
                 out.has_target = true;
                 Line::Record
             }
@@ -160,7 +160,7 @@ mod tests {
     fn run(line: &[u8]) -> (Line, Vec<u8>) {
         let mut ex = Extracted::default();
         let r = AlbExtractor.extract(line, Field::Request, &mut ex);
-        (r, ex.target)
+        (r, ex.target(line).to_vec())
     }
 
     #[test]

@@ -295,6 +295,8 @@ impl LogReader for CsvExtractor {
 
     /// Processes one line (without its line end); see the [module docs](self).
     fn read(&mut self, line: &[u8], field: Field, out: &mut Extracted) -> Line {
+        // The line as the caller has it, which a lent target is a part of.
+        let whole = line;
         let (line, base) = match line.strip_prefix(BOM) {
             Some(rest) => (rest, BOM.len()),
             None => (line, 0),
@@ -389,7 +391,14 @@ impl LogReader for CsvExtractor {
             }
             match present(spans[URL]) {
                 Some(s) => {
-                    copy_value(&mut out.target, line, s);
+                    // A quoted value is as logged unless it holds a
+                    // doubled `"`.
+                    let v = &line[s.start..s.end];
+                    if s.quoted && memchr(b'"', v).is_some() {
+                        copy_value(out.target_buf(), line, s);
+                    } else {
+                        out.lend_target(whole, v);
+                    }
                     out.has_target = true;
                 }
                 None => return Line::Skip(Skip::NoRequest),
@@ -577,7 +586,7 @@ mod tests {
         let row = br#""1693206014339368","172.71.142.38","1","","GET","/v1/kanji/%E9%9B%86?a=1,2","200","0","277","488000","kanjiapi.dev","http://127.0.0.1:59961/","Mozilla/5.0 (X, ""Y"")","ADP","GET_Object","kanjiapi.dev","v1/kanji/x""#;
         let (r, out) = run(b',', None, Field::Both, &[GCS, row]);
         assert_eq!(r, Line::Record);
-        assert_eq!(out.target, b"/v1/kanji/%E9%9B%86?a=1,2");
+        assert_eq!(out.target(row), b"/v1/kanji/%E9%9B%86?a=1,2");
         assert_eq!(out.host, b"kanjiapi.dev");
         assert_eq!(out.scheme, Some(Scheme::Https));
         assert_eq!(out.referer, b"http://127.0.0.1:59961/");
@@ -686,7 +695,7 @@ mod tests {
         let h: &[u8] = b"a,url,b";
         let t = |line: &[u8]| {
             let (r, out) = run(b',', Some("url=url"), Field::Request, &[h, line]);
-            (r, String::from_utf8_lossy(&out.target).into_owned())
+            (r, String::from_utf8_lossy(out.target(line)).into_owned())
         };
         assert_eq!(t(b"x,/p,y"), (Line::Record, "/p".into()));
         assert_eq!(t(b"\"x,y\",\"/a,b\",z"), (Line::Record, "/a,b".into()));
@@ -711,12 +720,12 @@ mod tests {
         let row: &[u8] = b"199.72.81.55\t-\t804571201\tGET\t/history/apollo/\t200\t6245\t\t";
         let (r, out) = run(b'\t', None, Field::Both, &[NASA, row]);
         assert_eq!(r, Line::Record);
-        assert_eq!(out.target, b"/history/apollo/");
+        assert_eq!(out.target(row), b"/history/apollo/");
         assert!(out.host.is_empty() && out.scheme.is_none() && !out.has_referer);
         // TSV does not quote.
         let row: &[u8] = b"h\t-\t1\tGET\t\"/a\t200\t1";
         let (r, out) = run(b'\t', None, Field::Request, &[NASA, row]);
-        assert_eq!((r, &out.target[..]), (Line::Record, &b"\"/a"[..]));
+        assert_eq!((r, out.target(row)), (Line::Record, &b"\"/a"[..]));
         // No referer column.
         let (r, _) = run(b'\t', None, Field::Referer, &[NASA, row]);
         assert_eq!(r, Line::Error(LineError::MissingField, 0));
@@ -748,16 +757,9 @@ mod tests {
         let (r, _) = run(b',', None, Field::Request, &[h, b"/x"]);
         assert_eq!(r, Line::Error(LineError::MissingField, 0));
         // `--columns` wins over the header's preset.
-        let (_, out) = run(
-            b',',
-            Some("url=cs_object"),
-            Field::Request,
-            &[
-                GCS,
-                br#""1","","","","GET","/u","","","","","h","","","","","","/obj""#,
-            ],
-        );
-        assert_eq!((&out.target[..], &out.host[..]), (&b"/obj"[..], &b""[..]));
+        let row = br#""1","","","","GET","/u","","","","","h","","","","","","/obj""#;
+        let (_, out) = run(b',', Some("url=cs_object"), Field::Request, &[GCS, row]);
+        assert_eq!((out.target(row), &out.host[..]), (&b"/obj"[..], &b""[..]));
         // A header that cannot be split is an error, and so are the lines after it.
         let (r, _) = run(b',', Some("url=a"), Field::Request, &[b"a,\"b"]);
         assert_eq!(r, Line::Error(LineError::Unterminated, 2));

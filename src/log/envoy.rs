@@ -100,7 +100,7 @@ impl LogReader for EnvoyExtractor {
             Err(e) => return Line::Error(e, request.start),
         };
         out.connect = r.is_connect();
-        out.target.extend_from_slice(r.target);
+        out.lend_target(line, r.target);
         out.has_target = true;
         let host = authority.of(line);
         if !host.is_empty() && host != b"-" {
@@ -183,7 +183,7 @@ mod tests {
         let l = r#"[2016-04-15T20:17:00.310Z] "POST /api/v1/locations?x=1 HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "locations" "tcp://10.0.2.1:80""#;
         let (r, ex) = run(l);
         assert_eq!(r, Line::Record);
-        assert_eq!(ex.target, b"/api/v1/locations?x=1");
+        assert_eq!(ex.target(l.as_bytes()), b"/api/v1/locations?x=1");
         assert_eq!(ex.host, b"locations");
         assert_eq!(ex.scheme, None);
     }
@@ -193,7 +193,7 @@ mod tests {
         let l = r#"[2020-11-25T21:26:18.409Z] "GET /status/418 HTTP/1.1" 418 - via_upstream - "-" 0 135 4 4 "-" "curl/7.73.0-DEV" "84961386-6d84-929d-98bd-c5aee93b5c88" "httpbin:8000" "127.0.0.1:80" inbound|8000|| 127.0.0.1:41854 10.44.1.27:80 10.44.1.23:37652 outbound_.8000_._.httpbin.foo.svc.cluster.local default"#;
         let (r, ex) = run(l);
         assert_eq!(r, Line::Record);
-        assert_eq!(ex.target, b"/status/418");
+        assert_eq!(ex.target(l.as_bytes()), b"/status/418");
         assert_eq!(ex.host, b"httpbin");
         assert_eq!(ex.port, Some(8000));
     }

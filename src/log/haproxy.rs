@@ -75,7 +75,13 @@ impl LogReader for HaproxyExtractor {
                     return Line::Error(LineError::Truncated, open + 1 + request.len());
                 }
                 out.connect = r.is_connect();
-                unescape_hash(r.target, &mut out.target);
+                // `#XX` is HAProxy's escape: without a `#` the target is
+                // as logged.
+                if memchr(b'#', r.target).is_some() {
+                    unescape_hash(r.target, out.target_buf());
+                } else {
+                    out.lend_target(line, r.target);
+                }
                 out.has_target = true;
                 Line::Record
             }
@@ -132,7 +138,7 @@ mod tests {
     fn run(line: &[u8]) -> (Line, Vec<u8>) {
         let mut ex = Extracted::default();
         let r = HaproxyExtractor.extract(line, Field::Request, &mut ex);
-        (r, ex.target)
+        (r, ex.target(line).to_vec())
     }
 
     const PREFIX: &str = "Feb 25 16:19:49 192.168.4.2 haproxy[7]: 141.35.244.171:53332 [25/Feb/2019:16:19:48.143] fe~ be/srv 0/0/7/1457/1487 200 11394 - - ---- 2/1/0/0/0 0/0 {Mozilla/5.0} {} ";

@@ -103,11 +103,9 @@ impl Field {
 /// [`Extracted::clear`]).
 #[derive(Clone, Debug, Default)]
 pub struct Extracted {
-    /// The request target as the client sent it, log escaping undone: an
-    /// origin-form path and query (`/a?b`), an absolute URL (`http://h/a`),
-    /// `*`, or an authority (`host:443`). Empty when absent.
-    pub target: Vec<u8>,
-    /// True when `target` was found (it may still be empty: `"GET  HTTP/1.1"`).
+    /// The request target: read it with [`target`](Self::target).
+    target: Target,
+    /// True when the target was found (it may still be empty: `"GET  HTTP/1.1"`).
     pub has_target: bool,
     /// True when the method is `CONNECT` (the target is authority-form).
     pub connect: bool,
@@ -122,10 +120,6 @@ pub struct Extracted {
     pub referer: Vec<u8>,
     /// True when the referer was found and is not a placeholder (`-`, `""`).
     pub has_referer: bool,
-    /// Where the target is in the line, when a reader set to lend targets
-    /// ([`RecordReader::lend_targets`]) left it there instead of copying it
-    /// into `target`: see [`target_in`](Self::target_in).
-    pub(crate) target_at: Option<(usize, usize)>,
     /// Where the record's other fields (status, size, method, time, client)
     /// are in the line, noted only when `want_info` is set.
     pub(crate) info: info::Info,
@@ -136,7 +130,8 @@ pub struct Extracted {
 impl Extracted {
     /// Resets every field for the next line, keeping the buffers' capacity.
     pub fn clear(&mut self) {
-        self.target.clear();
+        self.target.at = None;
+        self.target.owned.clear();
         self.has_target = false;
         self.connect = false;
         self.host.clear();
@@ -144,21 +139,86 @@ impl Extracted {
         self.port = None;
         self.referer.clear();
         self.has_referer = false;
-        self.target_at = None;
         if self.want_info {
             self.info = info::Info::default();
         }
     }
 
-    /// The target of the record read from `line`: in the line, when the
-    /// reader lent it, else `target`.
+    /// The request target of the record read from `line` (pass the line
+    /// the extractor read), as the client sent it, log escaping undone: an
+    /// origin-form path and query (`/a?b`), an absolute URL (`http://h/a`),
+    /// `*`, or an authority (`host:443`). Empty when absent. It lies in the
+    /// line where the log's escaping left its bytes as they are, and is a
+    /// copy only where unescaping changed them (or the log splits it).
+    ///
+    /// ```
+    /// use canonurl::log::{Extracted, Field, Line, LogFormat, RecordReader};
+    ///
+    /// let mut reader = RecordReader::new(LogFormat::Common, None);
+    /// let mut record = Extracted::default();
+    /// let line = br#"h - - [10/Oct/2000:13:55:36 -0700] "GET /a\"b HTTP/1.1" 200 1"#;
+    /// assert_eq!(reader.read(line, Field::Request, &mut record), Line::Record);
+    /// assert_eq!(record.target(line), br#"/a"b"#);
+    /// ```
     #[inline]
-    pub(crate) fn target_in<'a>(&'a self, line: &'a [u8]) -> &'a [u8] {
-        match self.target_at {
+    pub fn target<'a>(&'a self, line: &'a [u8]) -> &'a [u8] {
+        match self.target.at {
             Some((start, end)) => &line[start..end],
-            None => &self.target,
+            None => &self.target.owned,
         }
     }
+
+    /// Sets the target to a copy of `bytes`: for a record made by hand, or
+    /// an extractor whose target is not one part of its line.
+    ///
+    /// ```
+    /// use canonurl::log::Extracted;
+    ///
+    /// let mut record = Extracted::default();
+    /// record.set_target(b"/a?b");
+    /// assert_eq!(record.target(b"any line"), b"/a?b");
+    /// ```
+    pub fn set_target(&mut self, bytes: &[u8]) {
+        let owned = self.target_buf();
+        owned.clear();
+        owned.extend_from_slice(bytes);
+    }
+
+    /// The target's own buffer, for an extractor that builds the target
+    /// (unescaping, joining a stem and a query): the record's target is
+    /// from now on what the buffer holds. Empty after [`clear`](Self::clear).
+    #[inline]
+    pub(crate) fn target_buf(&mut self) -> &mut Vec<u8> {
+        self.target.at = None;
+        &mut self.target.owned
+    }
+
+    /// Sets the target to `part` of `line`, the line being read, where it
+    /// stays: no copy. A `part` that is not within `line` is copied (never
+    /// the case for the extractors, which cut it from the line).
+    #[inline]
+    pub(crate) fn lend_target(&mut self, line: &[u8], part: &[u8]) {
+        let start = (part.as_ptr() as usize).wrapping_sub(line.as_ptr() as usize);
+        if start <= line.len() && part.len() <= line.len() - start {
+            self.target.at = Some((start, start + part.len()));
+        } else {
+            debug_assert!(false, "a lent target outside its line");
+            self.set_target(part);
+        }
+    }
+}
+
+/// Where a record's target is: one form at a time, chosen by the extractor
+/// as it writes the target and reset by [`Extracted::clear`], so that no
+/// reader can see one form while the target is in the other.
+#[derive(Clone, Debug, Default)]
+struct Target {
+    /// `Some((start, end))`: the target is `line[start..end]`, the logged
+    /// bytes as they are. `None`: it is `owned`.
+    at: Option<(usize, usize)>,
+    /// The target where the extractor built it; its capacity is kept from
+    /// record to record, so a copy costs no allocation once warm.
+    owned: Vec<u8>,
 }
 
 /// Why a line gave no URL although nothing is wrong with it.

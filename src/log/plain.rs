@@ -18,7 +18,7 @@ impl LogReader for PlainReader {
         if ascii::is_blank(line) {
             return Line::Skip(Skip::EmptyLine);
         }
-        out.target.extend_from_slice(line);
+        out.lend_target(line, line);
         out.has_target = true;
         Line::Record
     }

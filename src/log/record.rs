@@ -19,7 +19,7 @@ use super::{Extracted, Field, Line, LogFormat, ReadOptions, Reader, ReaderLoop};
 /// let mut record = Extracted::default();
 /// let line = br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a?b HTTP/1.1" 200 1 "-" "ua""#;
 /// assert_eq!(reader.read(line, Field::Request, &mut record), Line::Record);
-/// assert_eq!(record.target, b"/a?b");
+/// assert_eq!(record.target(line), b"/a?b");
 /// ```
 #[derive(Debug)]
 pub struct RecordReader {
@@ -92,13 +92,6 @@ impl RecordReader {
         self.extractor.run_loop(l);
     }
 
-    /// Lets formats that can leave a record's target in its line do so
-    /// (`Extracted::target_at`) instead of copying it: for readers whose
-    /// caller takes the target with `Extracted::target_in`.
-    pub(crate) fn lend_targets(&mut self) {
-        self.extractor.lend_targets();
-    }
-
     /// Takes the header line in effect where this reader starts (the
     /// `#Fields:` line of a W3C log that an earlier piece of the input
     /// held; for Zeek, its last `#separator`, `#unset_field` and
@@ -115,7 +108,7 @@ impl RecordReader {
     /// let mut record = Extracted::default();
     /// let line = b"2024-01-02 03:04:05 GET /a/b q=1 200";
     /// assert_eq!(reader.read(line, Field::Request, &mut record), Line::Record);
-    /// assert_eq!(record.target, b"/a/b?q=1");
+    /// assert_eq!(record.target(line), b"/a/b?q=1");
     /// ```
     pub fn header(&mut self, line: &[u8]) {
         self.extractor.header(line);
@@ -134,8 +127,9 @@ impl RecordReader {
     /// reader.csv_columns(Some(Arc::new(columns)));
     /// let mut record = Extracted::default();
     /// assert_eq!(reader.read(b"site,path", Field::Request, &mut record), Line::Skip(canonurl::log::Skip::Header));
-    /// assert_eq!(reader.read(b"a.example,/x", Field::Request, &mut record), Line::Record);
-    /// assert_eq!((&record.host[..], &record.target[..]), (&b"a.example"[..], &b"/x"[..]));
+    /// let line = b"a.example,/x";
+    /// assert_eq!(reader.read(line, Field::Request, &mut record), Line::Record);
+    /// assert_eq!((&record.host[..], record.target(line)), (&b"a.example"[..], &b"/x"[..]));
     /// ```
     pub fn csv_columns(&mut self, columns: Option<Arc<CsvColumns>>) {
         self.options.csv_columns = columns;

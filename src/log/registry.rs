@@ -55,7 +55,7 @@ pub(crate) use own_loop;
 ///
 /// Only [`new`](Self::new) and [`read`](Self::read) are required; the
 /// defaults fit a format of one line per record, with no header lines, no
-/// lending of targets, and no part in `-f auto`.
+/// target found before its line is read, and no part in `-f auto`.
 pub(crate) trait LogReader: Sized + std::fmt::Debug {
     /// A reader of `format`, one of those the reader's registry entry
     /// lists, with what the run tells it (`opts`).
@@ -69,7 +69,7 @@ pub(crate) trait LogReader: Sized + std::fmt::Debug {
     /// request field, in its usual shape, ends in a known way after the
     /// target ([`request_closes`](Self::request_closes)), so that the
     /// target's own scan can find its end: then a record with no host, whose
-    /// [`read`](Self::read) would lend (`Extracted::target_at`) the target
+    /// [`read`](Self::read) would leave in the line (`Extracted::lend_target`) the target
     /// that starts there and ends where `request_closes` holds. `None`: not
     /// known; the caller reads the line.
     #[inline(always)]
@@ -85,11 +85,6 @@ pub(crate) trait LogReader: Sized + std::fmt::Debug {
     fn request_closes(&self, _rest: &[u8]) -> bool {
         false
     }
-
-    /// Lets the reader leave a record's target in its line
-    /// (`Extracted::target_at`) where it need not copy it: see
-    /// [`RecordReader::lend_targets`](super::RecordReader::lend_targets).
-    fn lend_targets(&mut self) {}
 
     /// How to find the header lines whose state the records after them
     /// depend on (W3C's `#Fields:`), for formats that have them: a reader
@@ -269,12 +264,6 @@ macro_rules! formats {
                 }
             }
 
-            /// See [`LogReader::lend_targets`].
-            pub(crate) fn lend_targets(&mut self) {
-                match self {
-                    $(Reader::$reader(x) => $crate::log::registry::LogReader::lend_targets(x),)+
-                }
-            }
         }
 
         /// The dispatch over the formats: no target is found before its
@@ -333,7 +322,7 @@ mod tests {
             let Some(space) = line.iter().position(|&b| b == b' ') else {
                 return Line::Error(super::super::LineError::BadRequestLine, line.len());
             };
-            out.target.extend_from_slice(&line[space + 1..]);
+            out.lend_target(line, &line[space + 1..]);
             out.has_target = true;
             out.connect = &line[..space] == b"CONNECT";
             Line::Record
@@ -350,17 +339,23 @@ mod tests {
             toy.extract(b"CONNECT h:443", Field::Request, &mut out),
             Line::Record
         );
-        assert_eq!((&out.target[..], out.connect), (&b"h:443"[..], true));
+        assert_eq!(
+            (out.target(b"CONNECT h:443"), out.connect),
+            (&b"h:443"[..], true)
+        );
         assert_eq!(
             toy.extract(b"GET /a?b", Field::Request, &mut out),
             Line::Record
         );
-        assert_eq!((&out.target[..], out.connect), (&b"/a?b"[..], false));
+        assert_eq!(
+            (out.target(b"GET /a?b"), out.connect),
+            (&b"/a?b"[..], false)
+        );
         assert_eq!(
             toy.extract(b" \t", Field::Request, &mut out),
             Line::Skip(Skip::EmptyLine)
         );
-        assert!(out.target.is_empty() && !out.has_target);
+        assert!(out.target(b" \t").is_empty() && !out.has_target);
         assert_eq!(
             toy.extract(b"GET", Field::Request, &mut out),
             Line::Error(super::super::LineError::BadRequestLine, 3)

@@ -139,7 +139,7 @@ impl LogReader for S3Extractor {
             };
         };
         out.connect = request.is_connect();
-        out.target.extend_from_slice(request.target);
+        out.lend_target(line, request.target);
         out.has_target = true;
         let value = |i: usize| {
             at[i]
@@ -216,7 +216,7 @@ mod tests {
         );
         let (r, ex) = run(&l, Field::Request);
         assert_eq!(r, Line::Record);
-        assert_eq!(ex.target, b"/a%20b.txt?x=1");
+        assert_eq!(ex.target(l.as_bytes()), b"/a%20b.txt?x=1");
         assert_eq!(ex.host, b"bkt.s3.us-west-1.amazonaws.com");
         assert_eq!(ex.scheme, Some(Scheme::Https));
         // No TLS version: plain http.

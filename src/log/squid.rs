@@ -88,7 +88,7 @@ impl LogReader for SquidExtractor {
             return Line::Skip(Skip::NoRequest);
         }
         out.connect = method.eq_ignore_ascii_case(b"CONNECT");
-        out.target.extend_from_slice(url);
+        out.lend_target(line, url);
         out.has_target = true;
         Line::Record
     }
@@ -112,7 +112,7 @@ mod tests {
     fn run(line: &str, field: Field) -> (Line, Vec<u8>, bool) {
         let mut out = Extracted::default();
         let r = SquidExtractor.extract(line.as_bytes(), field, &mut out);
-        (r, out.target, out.connect)
+        (r, out.target(line.as_bytes()).to_vec(), out.connect)
     }
 
     #[test]

@@ -96,7 +96,8 @@ pub fn base_prefix(base: &crate::Base) -> &[u8] {
     &base.as_bytes()[..parts.path_start as usize]
 }
 
-/// Decides how the request of the record in `ex` becomes a URL, writing it
+/// Decides how the request of the record in `ex`, read from `line` (see
+/// [`Extracted::target`]), becomes a URL, writing it
 /// into `into` (cleared first) when it has to be built: an origin-form
 /// target gets the record's scheme and host (the scheme from the record, or
 /// from its port, else `http`; a port that is not the scheme's default is
@@ -109,13 +110,15 @@ pub fn base_prefix(base: &crate::Base) -> &[u8] {
 /// use canonurl::log::{request_url, Extracted, RequestUrl, Scheme};
 ///
 /// let mut record = Extracted::default();
-/// record.target.extend_from_slice(b"/a?b");
+/// record.set_target(b"/a?b");
 /// record.has_target = true;
+/// // A record made by hand: its target is no part of a line.
+/// let line = b"";
 /// let mut url = Vec::new();
 /// // No host in the record: the base's, else path-only.
-/// assert_eq!(request_url(&record, None, &mut url), RequestUrl::PathOnly);
+/// assert_eq!(request_url(&record, line, None, &mut url), RequestUrl::PathOnly);
 /// assert_eq!(
-///     request_url(&record, Some(b"https://base.example"), &mut url),
+///     request_url(&record, line, Some(b"https://base.example"), &mut url),
 ///     RequestUrl::Built { prefix: 20 }
 /// );
 /// assert_eq!(url, b"https://base.example/a?b");
@@ -123,15 +126,20 @@ pub fn base_prefix(base: &crate::Base) -> &[u8] {
 /// record.host.extend_from_slice(b"shop.example");
 /// record.scheme = Some(Scheme::Https);
 /// record.port = Some(8443);
-/// assert_eq!(request_url(&record, None, &mut url), RequestUrl::Built { prefix: 25 });
+/// assert_eq!(request_url(&record, line, None, &mut url), RequestUrl::Built { prefix: 25 });
 /// assert_eq!(url, b"https://shop.example:8443/a?b");
 /// ```
-pub fn request_url(ex: &Extracted, base_prefix: Option<&[u8]>, into: &mut Vec<u8>) -> RequestUrl {
-    request_url_of(ex, &ex.target, base_prefix, None, into)
+pub fn request_url(
+    ex: &Extracted,
+    line: &[u8],
+    base_prefix: Option<&[u8]>,
+    into: &mut Vec<u8>,
+) -> RequestUrl {
+    request_url_of(ex, ex.target(line), base_prefix, None, into)
 }
 
-/// [`request_url`] with the record's target given apart, for a record whose
-/// reader left it in the line (`Extracted::target_in`), and `scheme`
+/// [`request_url`] with the record's target given apart (taken once by
+/// the caller, [`Extracted::target`]), and `scheme`
 /// (`--scheme`) for records that log none: it comes before the scheme a
 /// logged port implies.
 #[inline]
@@ -276,14 +284,15 @@ mod tests {
     use super::*;
 
     fn record(target: &[u8], host: &[u8], scheme: Option<Scheme>, port: Option<u16>) -> Extracted {
-        Extracted {
-            target: target.to_vec(),
+        let mut ex = Extracted {
             has_target: true,
             host: host.to_vec(),
             scheme,
             port,
             ..Extracted::default()
-        }
+        };
+        ex.set_target(target);
+        ex
     }
 
     #[test]
@@ -308,7 +317,7 @@ mod tests {
         let mut url = Vec::new();
         let https = Some(Scheme::Https);
         let mut url_of = |ex: &Extracted, base: Option<&[u8]>, given| {
-            request_url_of(ex, &ex.target, base, given, &mut url);
+            request_url_of(ex, ex.target(b""), base, given, &mut url);
             String::from_utf8(url.clone()).unwrap()
         };
         // No port: the given scheme.
@@ -339,6 +348,7 @@ mod tests {
         let mut url = Vec::new();
         let r = request_url(
             &record(b"/x", b"h.example", None, Some(8443)),
+            b"",
             None,
             &mut url,
         );
@@ -346,6 +356,7 @@ mod tests {
         assert_eq!(url, b"http://h.example:8443/x");
         let r = request_url(
             &record(b"/x", b"h.example", None, Some(443)),
+            b"",
             None,
             &mut url,
         );
@@ -359,11 +370,12 @@ mod tests {
         // A host that carries its own port keeps it, and no second one.
         request_url(
             &record(b"/", b"[::1]:81", Some(Scheme::Http), Some(81)),
+            b"",
             None,
             &mut url,
         );
         assert_eq!(url, b"http://[::1]:81/");
-        let r = request_url(&record(b"/", b"u@h", None, None), None, &mut url);
+        let r = request_url(&record(b"/", b"u@h", None, None), b"", None, &mut url);
         assert_eq!(r, RequestUrl::Error(LineError::BadHost));
     }
 
@@ -371,8 +383,8 @@ mod tests {
     fn origin_form_without_a_host_takes_the_base_or_stays_path_only() {
         let mut url = Vec::new();
         let ex = record(b"/p?q", b"", None, None);
-        assert_eq!(request_url(&ex, None, &mut url), RequestUrl::PathOnly);
-        let r = request_url(&ex, Some(b"https://b.example"), &mut url);
+        assert_eq!(request_url(&ex, b"", None, &mut url), RequestUrl::PathOnly);
+        let r = request_url(&ex, b"", Some(b"https://b.example"), &mut url);
         assert_eq!(r, RequestUrl::Built { prefix: 17 });
         assert_eq!(url, b"https://b.example/p?q");
     }
@@ -383,7 +395,7 @@ mod tests {
         let skip = |t: &[u8], connect| {
             let mut ex = record(t, b"h", None, None);
             ex.connect = connect;
-            request_url(&ex, None, &mut Vec::new())
+            request_url(&ex, b"", None, &mut Vec::new())
         };
         assert_eq!(skip(b"*", false), RequestUrl::Skip(Skip::AsteriskForm));
         assert_eq!(skip(b"h:443", true), RequestUrl::Skip(Skip::AuthorityForm));
@@ -391,7 +403,7 @@ mod tests {
         assert_eq!(skip(b"http://h/", false), RequestUrl::Absolute);
         let none = Extracted::default();
         assert_eq!(
-            request_url(&none, None, &mut url),
+            request_url(&none, b"", None, &mut url),
             RequestUrl::Skip(Skip::NoRequest)
         );
     }

@@ -189,7 +189,7 @@ static SPECIAL: [u8; 256] = {
 /// assert_eq!(x.read(header, Field::Both, &mut out), Line::Skip(Skip::Header));
 /// let line = b"2015-01-13 09:49:46 GET /my+file.pdf q=a+b 443 -";
 /// assert_eq!(x.read(line, Field::Both, &mut out), Line::Record);
-/// assert_eq!(out.target, b"/my file.pdf?q=a+b");
+/// assert_eq!(out.target(line), b"/my file.pdf?q=a+b");
 /// assert_eq!(out.port, Some(443));
 /// assert!(!out.has_referer);
 /// ```
@@ -399,15 +399,19 @@ impl W3cExtractor {
         } else {
             self.escape_flags(target) & !PATH_ONLY & !PLUS_SPACE
         };
-        copy_value(&mut out.target, v, flags);
+        // Built in the record's buffer: a stem is joined with its query,
+        // and `split_schemeless` may cut the host off.
+        let target = out.target_buf();
+        copy_value(target, v, flags);
         out.has_target = true;
 
         if let Some(q) = spans[QUERY] {
             let qv = value(line, q);
-            if !is_placeholder(qv) && (is_stem || memchr(b'?', &out.target).is_none()) {
-                out.target.push(b'?');
+            let target = out.target_buf();
+            if !is_placeholder(qv) && (is_stem || memchr(b'?', target).is_none()) {
+                target.push(b'?');
                 let flags = self.escape_flags(q) & !PATH_ONLY & !PLUS_SPACE;
-                copy_value(&mut out.target, qv, flags);
+                copy_value(target, qv, flags);
             }
         }
 
@@ -646,22 +650,32 @@ fn is_reencoded_percent(s: &[u8]) -> bool {
 /// `/page.php`. Targets starting with `/`, `*`, and ones with a scheme
 /// (`http:`) are left alone.
 fn split_schemeless(out: &mut Extracted) {
-    let t = &out.target;
-    if t.first() == Some(&b'/') {
-        return;
-    }
-    let Some(slash) = memchr(b'/', t) else {
+    let Some(slash) = schemeless_host_end(out.target_buf()) else {
         return;
     };
+    // The host buffer out of `out` while the target's is borrowed.
+    let mut host = std::mem::take(&mut out.host);
+    let t = out.target_buf();
+    if host.is_empty() {
+        host.extend_from_slice(&t[..slash]);
+    }
+    t.drain(..slash);
+    out.host = host;
+}
+
+/// Where the host before the path of a schemeless `t` ends (the first
+/// `/`), for [`split_schemeless`].
+fn schemeless_host_end(t: &[u8]) -> Option<usize> {
+    if t.first() == Some(&b'/') {
+        return None;
+    }
+    let slash = memchr(b'/', t)?;
     let host = &t[..slash];
     let is_host_byte = |b: &u8| b.is_ascii_alphanumeric() || b"-._:[]".contains(b);
     if host.is_empty() || host.ends_with(b":") || !host.iter().all(is_host_byte) {
-        return;
+        return None;
     }
-    if out.host.is_empty() {
-        out.host.extend_from_slice(host);
-    }
-    out.target.drain(..slash);
+    Some(slash)
 }
 
 #[cfg(test)]
@@ -691,7 +705,7 @@ mod tests {
             String::from_utf8_lossy(lines[lines.len() - 1])
         );
         assert!(out.has_target);
-        out.target
+        out.target(lines[lines.len() - 1]).to_vec()
     }
 
     #[test]
@@ -743,7 +757,7 @@ mod tests {
         let line = b"2015-10-17 16:27:13 172.31.22.76 GET /a/b.aspx id=5&q=x+y 8080 - 1.2.3.4 Mozilla/5.0+(X) http://ex.com/s?q=a+b 200 0 0 698";
         let (r, out) = run(false, Field::Both, &[IIS_FIELDS, line]);
         assert_eq!(r, Line::Record);
-        assert_eq!(out.target, b"/a/b.aspx?id=5&q=x+y");
+        assert_eq!(out.target(line), b"/a/b.aspx?id=5&q=x+y");
         assert_eq!(out.port, Some(8080));
         assert_eq!(out.scheme, None);
         assert!(out.host.is_empty());
@@ -757,7 +771,7 @@ mod tests {
         let line = b"d t s GET /nice+ports,/Trinity.txt.bak a+b 80 - c - ()+{+:;+}; 404 0 64 239";
         let (r, out) = run(false, Field::Both, &[IIS_FIELDS, line]);
         assert_eq!(r, Line::Record);
-        assert_eq!(out.target, b"/nice ports,/Trinity.txt.bak?a+b");
+        assert_eq!(out.target(line), b"/nice ports,/Trinity.txt.bak?a+b");
         assert_eq!(out.referer, b"()+{+:;+};");
         // Quoted stems (loggers that quote) and CloudFront keep `+`.
         let f: &[u8] = b"#Fields: cs-uri-stem cs-uri-query";
@@ -795,7 +809,7 @@ mod tests {
         );
         assert_eq!(x.extract(b"/one http://r/", f, &mut out), Line::Record);
         assert_eq!(
-            (&out.target[..], &out.referer[..]),
+            (out.target(b"/one http://r/"), &out.referer[..]),
             (&b"/one"[..], &b"http://r/"[..])
         );
         assert_eq!(
@@ -810,7 +824,7 @@ mod tests {
             x.extract(b"h.example GET /two 443", f, &mut out),
             Line::Record
         );
-        assert_eq!(out.target, b"/two");
+        assert_eq!(out.target(b"h.example GET /two 443"), b"/two");
         assert_eq!(out.host, b"h.example");
         assert_eq!(out.port, Some(443));
         assert!(!out.has_referer);
@@ -832,7 +846,7 @@ mod tests {
             Line::Skip(Skip::EmptyField)
         );
         assert_eq!(x.extract(b"/three -", Field::Both, &mut out), Line::Record);
-        assert_eq!(out.target, b"/three");
+        assert_eq!(out.target(b"/three -"), b"/three");
         assert!(!out.has_referer);
         assert_eq!(
             x.extract(b"/three r", Field::Referer, &mut out),
@@ -848,7 +862,7 @@ mod tests {
         let line = b"/p \" \"\"garbage\"\" w/ spaces \" \"Mozilla/5.0 (X; Y)\" \"http://e.com/?a=\"\"b\"\"\" \"h.example\"";
         let (r, out) = run(false, Field::Both, &[f, line]);
         assert_eq!(r, Line::Record);
-        assert_eq!(out.target, b"/p");
+        assert_eq!(out.target(line), b"/p");
         assert_eq!(out.referer, b"http://e.com/?a=\"b\"");
         assert_eq!(out.host, b"h.example");
         // A quoted stem with a space and `""`.
@@ -871,30 +885,34 @@ mod tests {
     fn tabs_and_spaces() {
         let f: &[u8] = b"#Fields: date cs-uri-stem cs-uri-query cs(Referer)";
         // W3C: runs of spaces and tabs, leading separators ignored.
-        let (r, out) = run(false, Field::Both, &[f, b"  d \t /a\t\tq=1   r "]);
+        let line: &[u8] = b"  d \t /a\t\tq=1   r ";
+        let (r, out) = run(false, Field::Both, &[f, line]);
         assert_eq!(r, Line::Record);
         assert_eq!(
-            (&out.target[..], &out.referer[..]),
+            (out.target(line), &out.referer[..]),
             (&b"/a?q=1"[..], &b"r"[..])
         );
         // CloudFront: every tab separates, spaces are data.
-        let (r, out) = run(true, Field::Both, &[f, b"d\t/a b\tq=1, 2\tr s"]);
+        let line: &[u8] = b"d\t/a b\tq=1, 2\tr s";
+        let (r, out) = run(true, Field::Both, &[f, line]);
         assert_eq!(r, Line::Record);
         assert_eq!(
-            (&out.target[..], &out.referer[..]),
+            (out.target(line), &out.referer[..]),
             (&b"/a b?q=1, 2"[..], &b"r s"[..])
         );
         // CloudFront: an empty field between two tabs is absent.
-        let (r, out) = run(true, Field::Both, &[f, b"d\t/a\t\t"]);
+        let line: &[u8] = b"d\t/a\t\t";
+        let (r, out) = run(true, Field::Both, &[f, line]);
         assert_eq!(r, Line::Record);
-        assert_eq!(out.target, b"/a");
+        assert_eq!(out.target(line), b"/a");
         assert!(!out.has_referer);
         let (r, _) = run(true, Field::Request, &[f, b"d\t\tq"]);
         assert_eq!(r, Line::Skip(Skip::NoRequest));
         // CloudFront mode, no tab at all: split like W3C.
-        let (r, out) = run(true, Field::Both, &[f, b"d /a q=1 r"]);
+        let line: &[u8] = b"d /a q=1 r";
+        let (r, out) = run(true, Field::Both, &[f, line]);
         assert_eq!(r, Line::Record);
-        assert_eq!(out.target, b"/a?q=1");
+        assert_eq!(out.target(line), b"/a?q=1");
     }
 
     #[test]
@@ -911,8 +929,9 @@ mod tests {
         let (r, _) = run(false, Field::Request, &[f, b"GET /a"]);
         assert_eq!(r, Line::Error(LineError::FieldsMismatch, 6));
         let f: &[u8] = b"#Fields: cs-uri-stem cs(User-Agent) cs(Referer)";
-        let (r, out) = run(false, Field::Request, &[f, b"/a"]);
-        assert_eq!((r, &out.target[..]), (Line::Record, &b"/a"[..]));
+        let line: &[u8] = b"/a";
+        let (r, out) = run(false, Field::Request, &[f, line]);
+        assert_eq!((r, out.target(line)), (Line::Record, &b"/a"[..]));
         let (r, _) = run(false, Field::Both, &[f, b"/a UA"]);
         assert_eq!(r, Line::Error(LineError::FieldsMismatch, 5));
         let (r, _) = run(true, Field::Referer, &[f, b"/a\tUA"]);
@@ -953,10 +972,11 @@ mod tests {
     #[test]
     fn connect() {
         let f: &[u8] = b"#Fields: cs-method cs-uri-stem s-port";
-        let (r, out) = run(false, Field::Request, &[f, b"CONNECT example.com:443 443"]);
+        let line: &[u8] = b"CONNECT example.com:443 443";
+        let (r, out) = run(false, Field::Request, &[f, line]);
         assert_eq!(r, Line::Record);
         assert!(out.connect);
-        assert_eq!(out.target, b"example.com:443");
+        assert_eq!(out.target(line), b"example.com:443");
         let (_, out) = run(false, Field::Request, &[f, b"GET /x 80"]);
         assert!(!out.connect);
         let (_, out) = run(false, Field::Request, &[f, b"connect /x 80"]);
@@ -1036,7 +1056,7 @@ mod tests {
         let line = b"/a%2520b/%25zz/%2541%20\tq=%252F%2B%25\thttps://r/%2520x%25";
         let (r, out) = run(true, Field::Both, &[f, line]);
         assert_eq!(r, Line::Record);
-        assert_eq!(out.target, b"/a%20b/%25zz/%41%20?q=%2F%2B%25");
+        assert_eq!(out.target(line), b"/a%20b/%25zz/%41%20?q=%2F%2B%25");
         assert_eq!(out.referer, b"https://r/%20x%25");
         // Only one level: `%252520` was `%2520` from the client.
         assert_eq!(target(true, &[f, b"/%252520\t-\t-"]), b"/%2520");
@@ -1048,17 +1068,15 @@ mod tests {
     fn schemeless_cs_uri() {
         // lnav logfile_w3c.4 (Incapsula).
         let f: &[u8] = b"#Fields: cs-uri s-port cs-method cs-uri-query";
+        let line = b"\"www.example.com/page.php\" \"80\" \"GET\" \"variable=test\"";
         let (r, out) = run(
             false,
             Field::Request,
-            &[
-                f,
-                b"\"www.example.com/page.php\" \"80\" \"GET\" \"variable=test\"",
-            ],
+            &[f, line],
         );
         assert_eq!(r, Line::Record);
         assert_eq!(out.host, b"www.example.com");
-        assert_eq!(out.target, b"/page.php?variable=test");
+        assert_eq!(out.target(line), b"/page.php?variable=test");
         // Absolute and origin-form cs-uri, a cs-uri with its own query.
         assert_eq!(
             target(false, &[f, b"http://h/x?a 80 GET b"]),
@@ -1071,9 +1089,10 @@ mod tests {
         assert_eq!(target(false, &[f, b"/a+b 80 GET -"]), b"/a+b");
         // A host column wins over the cs-uri prefix.
         let f: &[u8] = b"#Fields: cs-uri cs-host";
-        let (_, out) = run(false, Field::Request, &[f, b"www.a.com/x b.com"]);
+        let line: &[u8] = b"www.a.com/x b.com";
+        let (_, out) = run(false, Field::Request, &[f, line]);
         assert_eq!(
-            (&out.host[..], &out.target[..]),
+            (&out.host[..], out.target(line)),
             (&b"b.com"[..], &b"/x"[..])
         );
         // Both stem and cs-uri: the stem is used.
@@ -1094,7 +1113,7 @@ mod tests {
             Line::Skip(Skip::Header)
         );
         assert!(!out.connect && !out.has_referer && !out.has_target && out.port.is_none());
-        assert!(out.target.is_empty() && out.referer.is_empty());
+        assert!(out.target(b"#Date: x").is_empty() && out.referer.is_empty());
     }
 
     // ---- real files -------------------------------------------------------
@@ -1152,8 +1171,8 @@ mod tests {
                     if field == Field::Referer {
                         assert!(out.has_referer);
                     }
-                    c.with_query += usize::from(out.target.contains(&b'?'));
-                    c.with_space += usize::from(out.target.contains(&b' '));
+                    c.with_query += usize::from(out.target(l).contains(&b'?'));
+                    c.with_space += usize::from(out.target(l).contains(&b' '));
                 }
                 Line::Skip(Skip::Header) => c.headers += 1,
                 Line::Skip(Skip::EmptyLine) => c.empty_lines += 1,

@@ -237,7 +237,13 @@ impl LogReader for ZeekExtractor {
             }
             match present(spans[URI]) {
                 Some((_, uri)) => {
-                    unescape_into(&mut out.target, uri);
+                    // `\xXX` is Zeek's escape: without a `\` the URI is
+                    // as logged.
+                    if memchr(b'\\', uri).is_some() {
+                        unescape_into(out.target_buf(), uri);
+                    } else {
+                        out.lend_target(line, uri);
+                    }
                     out.has_target = true;
                 }
                 None => return Line::Skip(Skip::NoRequest),
@@ -405,7 +411,7 @@ mod tests {
         let l = row("80", "GET", "www.example.com", "/a?b=1", "http://r/");
         let (r, out) = run(Field::Both, &[&l]);
         assert_eq!(r, Line::Record);
-        assert_eq!(out.target, b"/a?b=1");
+        assert_eq!(out.target(&l), b"/a?b=1");
         assert_eq!(out.host, b"www.example.com");
         assert_eq!(out.port, Some(80));
         assert_eq!(out.referer, b"http://r/");
@@ -471,7 +477,7 @@ mod tests {
         r.header(b"#separator \\x2c\n#unset_field,NONE\n#empty_field,E\n#fields,uri,host");
         let mut out = Extracted::default();
         assert_eq!(r.read(b"-,NONE", Field::Request, &mut out), Line::Record);
-        assert_eq!((&out.target[..], &out.host[..]), (&b"-"[..], &b""[..]));
+        assert_eq!((out.target(b"-,NONE"), &out.host[..]), (&b"-"[..], &b""[..]));
         assert_eq!(
             r.read(b"E,h", Field::Request, &mut out),
             Line::Skip(Skip::NoRequest)
@@ -496,7 +502,7 @@ mod tests {
         let l = row("80", "GET", "h", "-", "NONE");
         let (r, out) = run(Field::Both, &[b"#unset_field\tNONE", &l]);
         assert_eq!(r, Line::Record);
-        assert_eq!(out.target, b"-");
+        assert_eq!(out.target(&l), b"-");
         assert!(!out.has_referer);
     }
 
@@ -506,14 +512,13 @@ mod tests {
         unescape_into(&mut v, br"/r\xfcma\x09x\x5cy\\z\xg1\x4");
         assert_eq!(v, b"/r\xfcma\tx\\y\\\\z\\xg1\\x4");
         // A value escaped because it equals a marker is a value.
-        let (r, out) = run(Field::Request, &[&row("80", "GET", "h", r"\x2d", "-")]);
+        let l = row("80", "GET", "h", r"\x2d", "-");
+        let (r, out) = run(Field::Request, &[&l]);
         assert_eq!(r, Line::Record);
-        assert_eq!(out.target, b"-");
-        let (_, out) = run(
-            Field::Both,
-            &[&row("80", "GET", r"a\x20b", r"/\xe4 x", r"http://r/\x09")],
-        );
-        assert_eq!(out.target, b"/\xe4 x");
+        assert_eq!(out.target(&l), b"-");
+        let l = row("80", "GET", r"a\x20b", r"/\xe4 x", r"http://r/\x09");
+        let (_, out) = run(Field::Both, &[&l]);
+        assert_eq!(out.target(&l), b"/\xe4 x");
         assert_eq!(out.host, b"a b");
         assert_eq!(out.referer, b"http://r/\t");
     }
@@ -527,7 +532,7 @@ mod tests {
         }
         let l = row("8080", "GET", "h", "/one", "-");
         assert_eq!(x.extract(&l, Field::Request, &mut out), Line::Record);
-        assert_eq!((&out.target[..], out.port), (&b"/one"[..], Some(8080)));
+        assert_eq!((out.target(&l), out.port), (&b"/one"[..], Some(8080)));
         // A new block: fewer columns, uri first, a comma separator.
         assert_eq!(
             x.extract(b"#close\t2020", Field::Request, &mut out),
@@ -539,7 +544,7 @@ mod tests {
             x.extract(b"/two,h2", Field::Request, &mut out),
             Line::Record
         );
-        assert_eq!((&out.target[..], &out.host[..]), (&b"/two"[..], &b"h2"[..]));
+        assert_eq!((out.target(b"/two,h2"), &out.host[..]), (&b"/two"[..], &b"h2"[..]));
         assert_eq!(out.port, None);
         // `#separator` takes one byte, raw or escaped; anything else is ignored.
         for (directive, sep) in [
@@ -556,7 +561,7 @@ mod tests {
         let mut y = ZeekExtractor::default();
         y.extract(b"#fields uri host", Field::Request, &mut out);
         assert_eq!(y.extract(b"/3 h3", Field::Request, &mut out), Line::Record);
-        assert_eq!(out.target, b"/3");
+        assert_eq!(out.target(b"/3 h3"), b"/3");
     }
 
     #[test]

@@ -158,7 +158,7 @@ impl<const PIPE: bool> Sink for Rows<PIPE> {
             let original = match (l.format, i, self.field) {
                 (LogFormat::Plain, _, _) => line,
                 (_, 0, Field::Referer) | (_, 1, _) => &record.referer[..],
-                _ => record.target_in(line),
+                _ => record.target(line),
             };
             let mut row = Row {
                 line: l.number,

@@ -410,9 +410,6 @@ impl Worker {
         }
         // Bare: one field's URL, canonicalized straight into the output.
         let bare = bare && self.opts.field != Field::Both;
-        if bare {
-            reader.lend_targets();
-        }
         // The loop is generic over what reads a line: a format's reader
         // itself, called directly, or the dispatch over formats.
         reader.run_loop(RecordsLoop {
@@ -1041,7 +1038,7 @@ fn field_input<'a, R: Extract>(
         };
     }
     // The target lent in the line, or copied where unescaping changed it.
-    let target = record.target_in(line);
+    let target = record.target(line);
     match request_url_of(record, target, base, scheme, built) {
         RequestUrl::Built { prefix } => Ok(UrlInput {
             bytes: built,

@@ -100,13 +100,13 @@ impl LogReader for JsonExtractor {
             if found.has(Slot::Target) {
                 out.has_target = true;
                 if self.slot_bits[Slot::Query as usize] != 0 {
-                    join_query(&mut out.target, found);
+                    join_query(out.target_buf(), found);
                 }
             } else if found.has(Slot::RequestLine) {
                 let Some((method, target)) = split_request_line(&found.request_line) else {
                     return Line::Error(LineError::BadRequestLine, found.request_line_at);
                 };
-                out.target.extend_from_slice(target);
+                out.set_target(target);
                 out.has_target = true;
                 out.connect = method == b"CONNECT";
             }
@@ -328,7 +328,7 @@ mod tests {
 
     pub(super) fn target_of(line: &[u8]) -> Result<Vec<u8>, Line> {
         match run(paths("t"), line, Field::Request) {
-            (Line::Record, out) => Ok(out.target),
+            (Line::Record, out) => Ok(out.target(line).to_vec()),
             (other, _) => Err(other),
         }
     }
@@ -338,7 +338,7 @@ mod tests {
         let line = br#"web_1  | {"request_uri":"/x","http_host":"a.example:8080"}"#;
         let (result, out) = run(JsonPreset::Nginx.paths(), line, Field::Request);
         assert_eq!(result, Line::Record);
-        assert_eq!(out.target, b"/x");
+        assert_eq!(out.target(line), b"/x");
         assert_eq!(out.host, b"a.example:8080");
     }
 
@@ -370,24 +370,27 @@ mod tests {
     #[test]
     fn request_lines_are_split() {
         let nginx = || JsonPreset::Nginx.paths();
+        // The result, the record, and its target (read from the line).
         let request = |r: &str| {
             let line = format!(r#"{{"request":"{r}"}}"#);
-            run(nginx(), line.as_bytes(), Field::Request)
+            let (result, out) = run(nginx(), line.as_bytes(), Field::Request);
+            let target = out.target(line.as_bytes()).to_vec();
+            (result, out, target)
         };
-        let (result, out) = request("CONNECT a.example:443 HTTP/1.1");
+        let (result, out, target) = request("CONNECT a.example:443 HTTP/1.1");
         assert_eq!(
-            (result, out.target.as_slice(), out.connect),
+            (result, &target[..], out.connect),
             (Line::Record, &b"a.example:443"[..], true)
         );
-        let (_, out) = request("GET /x");
-        assert_eq!((out.target.as_slice(), out.connect), (&b"/x"[..], false));
-        let (result, out) = request("GET  HTTP/1.1");
+        let (_, out, target) = request("GET /x");
+        assert_eq!((&target[..], out.connect), (&b"/x"[..], false));
+        let (result, out, target) = request("GET  HTTP/1.1");
         assert_eq!(
-            (result, out.target.as_slice(), out.has_target),
+            (result, &target[..], out.has_target),
             (Line::Record, &b""[..], true)
         );
-        let (_, out) = request("GET /a b HTTP/2.0");
-        assert_eq!(out.target, b"/a b");
+        let (_, _, target) = request("GET /a b HTTP/2.0");
+        assert_eq!(target, b"/a b");
         assert_eq!(
             request("\\x16\\x03\\x01").0,
             Line::Error(LineError::BadRequestLine, 11)
@@ -439,7 +442,7 @@ mod tests {
         assert!(out.has_referer && out.scheme.is_some());
         let line = br#"{"request":{"uri":"/b","headers":{}}}"#;
         assert_eq!(extractor.extract(line, Field::Both, &mut out), Line::Record);
-        assert_eq!(out.target, b"/b");
+        assert_eq!(out.target(line), b"/b");
         assert!(!out.has_referer && out.referer.is_empty() && out.host.is_empty());
         assert_eq!(out.scheme, None);
     }
@@ -479,7 +482,7 @@ mod tests {
         ];
         for &(line, target) in cases {
             let (result, out) = run(p.clone(), line, Field::Request);
-            assert_eq!((result, out.target.as_slice()), (Line::Record, target));
+            assert_eq!((result, out.target(line)), (Line::Record, target));
         }
         // A query alone is no request.
         assert_eq!(
@@ -606,7 +609,7 @@ mod tests {
         let found: Vec<_> = summary
             .records
             .iter()
-            .map(|(n, o)| (*n, o.target.as_slice()))
+            .map(|(n, o)| (*n, o.target(&lines[n - 1])))
             .collect();
         assert_eq!(
             found,
@@ -647,9 +650,9 @@ mod tests {
             (summary.records.len(), summary.skips, summary.errors),
             (4, 0, 0)
         );
-        let (_, first) = &summary.records[0];
+        let (n, first) = &summary.records[0];
         assert_eq!(
-            first.target,
+            first.target(&lines[n - 1]),
             b"/gentoo/gentoo-distfiles/distfiles/9b/tl-hrlatex.source-2021.tar.xz"
         );
         assert_eq!(
@@ -658,8 +661,8 @@ mod tests {
         );
         assert!(!first.has_referer);
         // The one HTTP/3 request has `tls` and a Referer header.
-        let (_, last) = &summary.records[3];
-        assert_eq!(last.target, b"/res/browse.css");
+        let (n, last) = &summary.records[3];
+        assert_eq!(last.target(&lines[n - 1]), b"/res/browse.css");
         assert_eq!(
             (last.host.as_slice(), last.scheme),
             (&b"mirrors.tnonline.net"[..], Some(Scheme::Https))
@@ -689,7 +692,7 @@ mod tests {
         let got: Vec<_> = summary
             .records
             .iter()
-            .map(|(_, o)| (o.target.as_slice(), o.host.as_slice(), o.scheme))
+            .map(|(n, o)| (o.target(&lines[n - 1]), o.host.as_slice(), o.scheme))
             .collect();
         let http = Some(Scheme::Http);
         let expected: [(&[u8], &[u8], _); 7] = [
@@ -762,14 +765,14 @@ mod tests {
             let mut extractor = JsonExtractor::new(preset.paths());
             for field in [Field::Request, Field::Referer, Field::Both] {
                 let whole = extractor.extract(line, field, &mut out);
-                let whole_target = out.target.clone();
+                let whole_target = out.target(line).to_vec();
                 for len in 1..line.len() {
                     let prefix = &line[..len];
                     let result = extractor.extract(prefix, field, &mut out);
                     // A walk that stops early gives the whole line's answer.
                     let fine = match result {
                         Line::Error(_, at) => at <= len,
-                        _ => result == whole && out.target == whole_target,
+                        _ => result == whole && out.target(prefix) == whole_target,
                     };
                     assert!(fine, "{field:?} prefix {len}: {result:?} ({whole:?} whole)");
                 }

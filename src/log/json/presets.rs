@@ -17,7 +17,7 @@ use crate::log::Scheme;
 /// let mut out = Extracted::default();
 /// let line = br#"caddy | {"msg":"handled request","request":{"host":"a.example","uri":"/x?q=\u00e9","tls":{"proto":"h2"}}}"#;
 /// assert_eq!(caddy.read(line, Field::Request, &mut out), Line::Record);
-/// assert_eq!(out.target, "/x?q=é".as_bytes());
+/// assert_eq!(out.target(line), "/x?q=é".as_bytes());
 /// assert_eq!(out.host, b"a.example");
 /// assert_eq!(out.scheme, Some(Scheme::Https));
 /// assert_eq!("caddy".parse::<JsonPreset>(), Ok(JsonPreset::Caddy));
@@ -394,7 +394,7 @@ mod tests {
         for &(preset, line, target, host, scheme, port, referer) in PRESET_CASES {
             let (result, out) = run(preset.paths(), line, Field::Both);
             assert_eq!(result, Line::Record, "{preset}");
-            assert_eq!(out.target, target, "{preset}");
+            assert_eq!(out.target(line), target, "{preset}");
             assert_eq!(out.host, host, "{preset}");
             assert_eq!((out.scheme, out.port), (scheme, port), "{preset}");
             assert_eq!(out.referer, referer, "{preset}");

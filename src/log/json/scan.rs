@@ -407,12 +407,12 @@ mod tests {
         let line = b"{\"request\":\"GET /a\\x22b\\x5Cc\\xFF HTTP/1.1\"}";
         let (result, out) = run(JsonPreset::Nginx.paths(), line, Field::Request);
         assert_eq!(result, Line::Record);
-        assert_eq!(out.target, b"/a\"b\\c\xFF");
+        assert_eq!(out.target(line), b"/a\"b\\c\xFF");
         // Raw bytes that are not UTF-8, in the wanted value and in skipped ones.
         let line = b"{\"ua\":\"\xFF\xFE\x80\",\"request_uri\":\"/\xC3\xA9\xFF?\xFE\"}";
         let (result, out) = run(JsonPreset::Nginx.paths(), line, Field::Request);
         assert_eq!(result, Line::Record);
-        assert_eq!(out.target, b"/\xC3\xA9\xFF?\xFE");
+        assert_eq!(out.target(line), b"/\xC3\xA9\xFF?\xFE");
     }
 
     #[test]

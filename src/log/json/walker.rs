@@ -178,7 +178,7 @@ impl Found {
                 self.request_line_raw = raw;
             }
             match slot {
-                Slot::Target if field.request() => replace(&mut out.target, value),
+                Slot::Target if field.request() => replace(out.target_buf(), value),
                 Slot::RequestLine if field.request() => {
                     replace(&mut self.request_line, value);
                     self.request_line_at = at;
@@ -567,7 +567,7 @@ mod tests {
         let p = paths("x.y.z");
         let line = br#"{"x":{"q":{"y":{"z":"no"}},"y":{"a":[{"z":"no"}],"z":"/yes"}}}"#;
         let (result, out) = run(p.clone(), line, Field::Request);
-        assert_eq!((result, out.target), (Line::Record, b"/yes".to_vec()));
+        assert_eq!((result, out.target(line)), (Line::Record, &b"/yes"[..]));
         // A path that meets a string where it needs an object is absent.
         let (result, _) = run(p, br#"{"x":{"y":"/no"}}"#, Field::Request);
         assert_eq!(result, Line::Skip(Skip::NoRequest));
@@ -584,7 +584,7 @@ mod tests {
         assert_eq!(target_of(br#"{"t":"/1","t":"/2"}"#).unwrap(), b"/1");
         let line = br#"{"request":{"uri":"/1"},"request":{"uri":"/2"}}"#;
         let (_, out) = run(JsonPreset::Caddy.paths(), line, Field::Request);
-        assert_eq!(out.target, b"/1");
+        assert_eq!(out.target(line), b"/1");
     }
 
     #[test]
@@ -603,7 +603,7 @@ mod tests {
         // A placeholder target falls back to the request line.
         let line = br#"{"request_uri":"-","request":"GET /r HTTP/1.1","http_host":80}"#;
         let (result, out) = run(nginx(), line, Field::Request);
-        assert_eq!((result, out.target), (Line::Record, b"/r".to_vec()));
+        assert_eq!((result, out.target(line)), (Line::Record, &b"/r"[..]));
         assert!(out.host.is_empty());
         let line = br#"{"request_uri":null,"request":"-","status":400}"#;
         assert_eq!(
@@ -640,7 +640,7 @@ mod tests {
         let (result, out) = run(caddy(), line, Field::Both);
         assert_eq!(result, Line::Record);
         assert_eq!(
-            (out.target.as_slice(), out.host.as_slice()),
+            (out.target(line), out.host.as_slice()),
             (&b"/u"[..], &b"h"[..])
         );
         assert_eq!(
@@ -687,7 +687,7 @@ mod tests {
         // `name` after `value` does not pick; the first picked element wins.
         assert_eq!(out.host, b"h.example:8443");
         assert_eq!(out.referer, "https://r/é".as_bytes());
-        assert_eq!(out.target, b"/a?b=1&c");
+        assert_eq!(out.target(line), b"/a?b=1&c");
         assert_eq!((out.scheme, out.port), (Some(Scheme::Https), None));
         // No headers, an empty list, a list of non-objects, or no Host: no host.
         for headers in [
@@ -703,7 +703,7 @@ mod tests {
             let (result, out) = run(waf(), &line, Field::Request);
             assert_eq!(result, Line::Record, "{}", String::from_utf8_lossy(&line));
             assert_eq!(
-                (out.target.as_slice(), out.host.as_slice()),
+                (out.target(&line), out.host.as_slice()),
                 (&b"/u"[..], &b""[..])
             );
         }
