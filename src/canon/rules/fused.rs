@@ -86,8 +86,13 @@ pub(crate) fn plan(
         query: false,
         end,
     };
-    if !is_web(input, parts) {
-        // `file:` and such: only `fragment` (`apply::other_scheme`).
+    // `is_web`, from what the fast path takes: no scheme (a request
+    // target), `http`, `https` or `file`, of which only `file` does not
+    // start with `h`.
+    let web = parts.scheme_end == ABSENT || input.first() == Some(&b'h');
+    debug_assert_eq!(web, is_web(input, parts));
+    if !web {
+        // `file:`: only `fragment` (`apply::other_scheme`).
         return Some(plan);
     }
     // Userinfo, an IP address and other rewritten hosts are left to the
@@ -181,7 +186,14 @@ pub(crate) fn write(
 #[inline(always)]
 fn write_without_www(input: &[u8], plan: &Plan, out: &mut Vec<u8>, p: &mut Parts) {
     let hs = p.host_start as usize;
-    out.extend_from_slice(&input[..hs]);
+    // What comes before the host is `http://` or `https://` (`www` fires
+    // on web URLs, and the fast path leaves userinfo to the parser): copied
+    // as a length known here, a move or two, not a `memcpy` call.
+    match hs {
+        7 => out.extend_from_slice(&input[..7]),
+        8 => out.extend_from_slice(&input[..8]),
+        _ => out.extend_from_slice(&input[..hs]),
+    }
     out.extend_from_slice(&input[hs + plan.www as usize..plan.path_cut as usize]);
     p.host_end -= plan.www;
     p.path_start -= plan.www;
