@@ -214,7 +214,7 @@
 //! let mut record = Extracted::default();
 //! assert_eq!(reader.read(line, Field::Request, &mut record), Line::Record);
 //! let mut url = Vec::new();
-//! assert_eq!(request_url(&record, None, &mut url), RequestUrl::Built { prefix: 20 });
+//! assert_eq!(request_url(&record, line, None, &mut url), RequestUrl::Built { prefix: 20 });
 //! assert_eq!(url, b"https://shop.example/a/../b?%7e");
 //! let mut out = Vec::new();
 //! Canonicalizer::new(Profile::Rfc3986).canonicalize_into(&url, &mut out).unwrap();
