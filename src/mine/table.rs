@@ -1052,10 +1052,20 @@ mod tests {
     fn sorted_order_is_the_order_of_the_keys() {
         // Keys that share long prefixes, end inside another's prefix, hold
         // NUL bytes (which the sort's zero padding must not confuse), in
-        // several windows and under hosts that are prefixes of each other.
+        // several windows and under hosts that are prefixes of each other;
+        // keys that tie on the sort's first eight bytes and differ in the
+        // next eight, or tie on sixteen and differ just after.
         let mut t = SummaryTable::new(usize::MAX);
         let hosts: [&[u8]; 4] = [b"", b"a.example", b"a.example.org", b"a.exa\0"];
-        let tails: [&[u8]; 9] = [
+        let tails: [&[u8]; 17] = [
+            b"/1234567",
+            b"/1234567\0",
+            b"/1234567a",
+            b"/1234567b",
+            b"/1234567abcdefgX",
+            b"/1234567abcdefgY",
+            b"/1234567abcdefgY\0",
+            b"/1234567abcdefgYz",
             b"",
             b"/",
             b"/x",
