@@ -151,6 +151,11 @@ impl Extracted {
     /// line where the log's escaping left its bytes as they are, and is a
     /// copy only where unescaping changed them (or the log splits it).
     ///
+    /// # Panics
+    ///
+    /// When the target lies in the line and `line` is shorter than the line
+    /// the extractor read: a caller passing another line is a bug.
+    ///
     /// ```
     /// use canonurl::log::{Extracted, Field, Line, LogFormat, RecordReader};
     ///
