@@ -199,6 +199,11 @@ impl Rule {
                 (lower != path).then(|| join(&lower, query))
             }
             Rule::Rewrite { regex, replace, .. } => {
+                // Most of a host's URLs do not match: telling so is cheaper
+                // than a search for captures (and `is_match` needs none).
+                if !regex.is_match(target) {
+                    return None;
+                }
                 let out = regex.replace_all(target, replace.as_str());
                 (out != target).then(|| out.into_owned())
             }

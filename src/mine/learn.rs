@@ -989,10 +989,14 @@ impl Miner<'_> {
             else {
                 return;
             };
-            let from = format!("{}{}", hosts[a.host as usize], a.key(keys));
-            let to = format!("{}{}", hosts[b.host as usize], b.key(keys));
-            e.0.add(&from, &to, a.learn(windows), b.learn(windows));
-            e.1.add(&from, &to, a.confirm(windows), b.confirm(windows));
+            let names = || {
+                (
+                    format!("{}{}", hosts[a.host as usize], a.key(keys)),
+                    format!("{}{}", hosts[b.host as usize], b.key(keys)),
+                )
+            };
+            e.0.add(a.learn(windows), b.learn(windows), names);
+            e.1.add(a.confirm(windows), b.confirm(windows), names);
             e.2 += a.hits;
             e.3 += b.hits;
         });
