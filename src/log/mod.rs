@@ -198,6 +198,48 @@ impl Extracted {
         &mut self.target.owned
     }
 
+    /// The target's own buffer holding the target as it is now (a target
+    /// lent in `line` is copied into it first), for an extractor that adds
+    /// to a target it may have lent: the record's target is from now on
+    /// what the buffer holds.
+    pub(crate) fn owned_target(&mut self, line: &[u8]) -> &mut Vec<u8> {
+        if let Some((start, end)) = self.target.at.take() {
+            self.target.owned.clear();
+            self.target
+                .owned
+                .extend_from_slice(line.get(start..end).unwrap_or_default());
+        }
+        &mut self.target.owned
+    }
+
+    /// Drops the first `n` bytes of the target, in either form (W3C's
+    /// schemeless `cs-uri` gives its host away).
+    pub(crate) fn cut_target_front(&mut self, n: usize) {
+        match &mut self.target.at {
+            Some((start, end)) => *start = (*start + n).min(*end),
+            None => {
+                let owned = &mut self.target.owned;
+                owned.drain(..n.min(owned.len()));
+            }
+        }
+    }
+
+    /// Sets the target to `line[start..end]` of the line being read, where
+    /// it stays: for an extractor that knows the target's place rather than
+    /// holding a slice of it. The caller checks that the range is in the line.
+    #[inline]
+    pub(crate) fn lend_target_at(&mut self, start: usize, end: usize) {
+        debug_assert!(start <= end, "a lent target ends before it starts");
+        self.target.at = Some((start, end));
+    }
+
+    /// True when the target lies in the line (lent), false when it is a
+    /// copy: for tests that a copy is made where unescaping changes bytes.
+    #[cfg(test)]
+    pub(crate) fn target_is_lent(&self) -> bool {
+        self.target.at.is_some()
+    }
+
     /// Sets the target to `part` of `line`, the line being read, where it
     /// stays: no copy. A `part` that is not within `line` is copied (never
     /// the case for the extractors, which cut it from the line).

@@ -399,21 +399,27 @@ impl W3cExtractor {
         } else {
             self.escape_flags(target) & !PATH_ONLY & !PLUS_SPACE
         };
-        // Built in the record's buffer: a stem is joined with its query,
-        // and `split_schemeless` may cut the host off.
-        let target = out.target_buf();
-        copy_value(target, v, flags);
-        out.has_target = true;
-
-        if let Some(q) = spans[QUERY] {
-            let qv = value(line, q);
+        // A query is joined to a stem, and to a `cs-uri` without its own `?`.
+        let joins = |target: &[u8]| {
+            spans[QUERY].is_some_and(|q| {
+                !is_placeholder(value(line, q)) && (is_stem || memchr(b'?', target).is_none())
+            })
+        };
+        // A value that no rewrite changes and that is the whole target stays
+        // in the line (the fields are apart, so a joined query never is).
+        // Else it is built in the record's buffer, the query joined to it.
+        if !rewrites(v, flags) && !joins(v) {
+            out.lend_target(line, v);
+        } else {
             let target = out.target_buf();
-            if !is_placeholder(qv) && (is_stem || memchr(b'?', target).is_none()) {
+            copy_value(target, v, flags);
+            if let Some(q) = spans[QUERY].filter(|_| joins(target)) {
                 target.push(b'?');
                 let flags = self.escape_flags(q) & !PATH_ONLY & !PLUS_SPACE;
-                copy_value(target, qv, flags);
+                copy_value(target, value(line, q), flags);
             }
         }
+        out.has_target = true;
 
         for role in HOST_ROLES {
             if let Some(s) = spans[role] {
@@ -425,7 +431,7 @@ impl W3cExtractor {
             }
         }
         if !is_stem && !out.connect {
-            split_schemeless(out);
+            split_schemeless(line, out);
         }
 
         if let Some(s) = spans[PORT] {
@@ -592,6 +598,20 @@ fn closing_quote(line: &[u8], open: usize) -> Option<usize> {
     }
 }
 
+/// Whether [`copy_value`] with `flags` would give other bytes than `src`:
+/// a `"` alone and a `%` not before `25XX` are copied as they are.
+fn rewrites(src: &[u8], flags: u8) -> bool {
+    flags != 0
+        && src.iter().enumerate().any(|(i, &b)| {
+            SPECIAL[b as usize] & flags != 0
+                && match b {
+                    b'"' => src.get(i + 1) == Some(&b'"'),
+                    b'%' => is_reencoded_percent(&src[i..]),
+                    _ => true,
+                }
+        })
+}
+
 /// Appends `src` to `dst`, applying the rewrites in `flags`.
 fn copy_value(dst: &mut Vec<u8>, src: &[u8], flags: u8) {
     if flags == 0 {
@@ -649,18 +669,18 @@ fn is_reencoded_percent(s: &[u8]) -> bool {
 /// no host column gave one; dropped otherwise) out of the target, leaving
 /// `/page.php`. Targets starting with `/`, `*`, and ones with a scheme
 /// (`http:`) are left alone.
-fn split_schemeless(out: &mut Extracted) {
-    let Some(slash) = schemeless_host_end(out.target_buf()) else {
-        return;
-    };
-    // The host buffer out of `out` while the target's is borrowed.
+fn split_schemeless(line: &[u8], out: &mut Extracted) {
+    // The host buffer out of `out` while the target is borrowed.
     let mut host = std::mem::take(&mut out.host);
-    let t = out.target_buf();
-    if host.is_empty() {
+    let t = out.target(line);
+    let slash = schemeless_host_end(t);
+    if let Some(slash) = slash.filter(|_| host.is_empty()) {
         host.extend_from_slice(&t[..slash]);
     }
-    t.drain(..slash);
     out.host = host;
+    if let Some(slash) = slash {
+        out.cut_target_front(slash);
+    }
 }
 
 /// Where the host before the path of a schemeless `t` ends (the first
@@ -1048,6 +1068,86 @@ mod tests {
             &[b"#Fields: cs-host cs(Referer)", b"a r"],
         );
         assert!(out.host.is_empty() && out.has_referer);
+    }
+
+    /// One extractor and one record across lines whose target is the
+    /// stem (or `cs-uri`) as logged, left in the line, and lines where a
+    /// rewrite or a joined query makes it a copy, in turn: a target lent
+    /// where a copy is needed would give the logged bytes, and one kept
+    /// from the last line its bytes.
+    #[test]
+    fn lent_where_the_logged_bytes_are_the_target() {
+        // Header, line, target, host, and whether the target stays in the line.
+        type Case = (&'static [u8], &'static [u8], &'static [u8], &'static [u8], bool);
+        let iis: &[u8] = b"#Fields: cs-method cs-uri-stem cs-uri-query";
+        let uri: &[u8] = b"#Fields: cs-uri s-port cs-method cs-uri-query";
+        let cases: [Case; 17] = [
+            (iis, b"GET /a/b.html -", b"/a/b.html", b"", true),
+            (iis, b"GET /a/b.html x=1", b"/a/b.html?x=1", b"", false),
+            (iis, b"GET /a/%2Fb \"-\"", b"/a/%2Fb", b"", true),
+            (iis, b"GET /a+b -", b"/a b", b"", false),
+            (iis, b"GET /a?b -", b"/a%3Fb", b"", false),
+            (iis, b"GET /a#b -", b"/a%23b", b"", false),
+            (iis, b"GET \"/a b\" -", b"/a b", b"", true),
+            (iis, b"GET \"/a \"\"b\"\"\" -", b"/a \"b\"", b"", false),
+            (iis, b"GET /x \"\"", b"/x", b"", true),
+            (uri, b"/x?a 80 GET b", b"/x?a", b"", true),
+            (uri, b"/x 80 GET b", b"/x?b", b"", false),
+            (uri, b"/a+b?c#d 80 GET -", b"/a+b?c#d", b"", true),
+            (uri, b"www.example.com/page.php 80 GET -", b"/page.php", b"www.example.com", true),
+            (uri, b"www.example.com/p 80 GET q", b"/p?q", b"www.example.com", false),
+            (uri, b"\"h.example/a\"\"b\" 80 GET -", b"/a\"b", b"h.example", false),
+            (iis, b"GET /after-copies -", b"/after-copies", b"", true),
+            (uri, b"http://h/x 80 GET -", b"http://h/x", b"", true),
+        ];
+        let mut x = W3cExtractor::new(false);
+        let mut out = Extracted::default();
+        for (fields, line, want, host, lent) in cases {
+            let shown = String::from_utf8_lossy(line);
+            x.extract(fields, Field::Request, &mut out);
+            assert_eq!(x.extract(line, Field::Request, &mut out), Line::Record, "{shown}");
+            let target = out.target(line);
+            assert_eq!((target, &out.host[..]), (want, host), "{shown}");
+            let in_line = line.as_ptr_range().contains(&target.as_ptr());
+            assert_eq!((in_line, out.target_is_lent()), (lent, lent), "{shown}");
+        }
+        // CloudFront: a `%XX` is as logged, a `%25XX` is undone.
+        let mut x = W3cExtractor::new(true);
+        let f: &[u8] = b"#Fields: cs-uri-stem cs-uri-query";
+        x.extract(f, Field::Request, &mut out);
+        let cloudfront: [(&[u8], &[u8], bool); 3] = [
+            (b"/a%20b\t-", b"/a%20b", true),
+            (b"/a%2520b\t-", b"/a%20b", false),
+            (b"/a%25zz\t-", b"/a%25zz", true),
+        ];
+        for (line, want, lent) in cloudfront {
+            x.extract(line, Field::Request, &mut out);
+            assert_eq!((out.target(line), out.target_is_lent()), (want, lent));
+        }
+    }
+
+    /// `rewrites` says whether `copy_value` changes the bytes, for every
+    /// set of rewrites, on values made of the bytes they act on.
+    #[test]
+    fn rewrites_is_whether_the_copy_differs() {
+        let pieces: [&[u8]; 9] = [b"a", b"\"", b"+", b"?", b"#", b"%", b"25", b"2F", b"zz"];
+        for flags in 0..16u8 {
+            // Every value of up to four pieces.
+            let mut values: Vec<Vec<u8>> = vec![Vec::new()];
+            for _ in 0..4 {
+                let longer: Vec<Vec<u8>> = values
+                    .iter()
+                    .flat_map(|v| pieces.iter().map(move |p| [&v[..], p].concat()))
+                    .collect();
+                values.extend(longer);
+                values.dedup();
+            }
+            for v in values {
+                let mut copy = Vec::new();
+                copy_value(&mut copy, &v, flags);
+                assert_eq!(rewrites(&v, flags), copy != v, "{flags} {}", String::from_utf8_lossy(&v));
+            }
+        }
     }
 
     #[test]

@@ -100,7 +100,7 @@ impl LogReader for JsonExtractor {
             if found.has(Slot::Target) {
                 out.has_target = true;
                 if self.slot_bits[Slot::Query as usize] != 0 {
-                    join_query(out.target_buf(), found);
+                    join_query(out.owned_target(line), found);
                 }
             } else if found.has(Slot::RequestLine) {
                 let Some((method, target)) = split_request_line(&found.request_line) else {
@@ -463,6 +463,46 @@ mod tests {
         ];
         assert_eq!(JsonExtractor::detect_preset(nothing.iter().copied()), None);
         assert_eq!(JsonExtractor::detect_preset(std::iter::empty()), None);
+    }
+
+    /// One extractor and one record across lines whose target string has
+    /// no escape (left in the line) and lines where undoing an escape or
+    /// joining a query makes it a copy, in turn: a target lent where a copy
+    /// is needed would give the escaped bytes, and one kept from the last
+    /// line its bytes.
+    #[test]
+    fn target_lent_unless_escaped_or_joined() {
+        // The paths, the line, its target, and whether it stays in the line.
+        let plain = paths("a|t");
+        let joined = JsonPaths {
+            target: Some("p".into()),
+            query: Some("q".into()),
+            ..JsonPaths::default()
+        };
+        let cases: [(&JsonPaths, &[u8], &[u8], bool); 12] = [
+            (&plain, br#"{"t":"/a/b?x=1"}"#, b"/a/b?x=1", true),
+            (&plain, br#"{"t":"\/a\/b"}"#, b"/a/b", false),
+            (&plain, br#"{"t":"/after-escaped"}"#, b"/after-escaped", true),
+            (&plain, br#"{"t":"/\u00e9\u0041"}"#, "/\u{e9}A".as_bytes(), false),
+            (&plain, br#"{"t":"/q\"x\\y"}"#, br#"/q"x\y"#, false),
+            (&plain, br#"{"t":"/n\x22"}"#, br#"/n""#, false),
+            (&plain, br#"x | {"t":["/first","/second"]}"#, b"/first", true),
+            // A better alternative after a lent one, escaped or not.
+            (&plain, br#"{"t":"/worse","a":"\/better"}"#, b"/better", false),
+            (&plain, br#"{"t":"/w\/orse","a":"/better"}"#, b"/better", true),
+            (&joined, br#"{"p":"/a","q":"b=1"}"#, b"/a?b=1", false),
+            (&joined, br#"{"p":"a/b"}"#, b"/a/b", false),
+            (&plain, br#"{"t":"http://h/x"}"#, b"http://h/x", true),
+        ];
+        let mut out = Extracted::default();
+        for (paths, line, want, lent) in cases {
+            let shown = String::from_utf8_lossy(line);
+            let mut extractor = JsonExtractor::new(paths.clone());
+            let result = extractor.extract(line, Field::Request, &mut out);
+            assert_eq!((result, out.target(line)), (Line::Record, want), "{shown}");
+            let in_line = line.as_ptr_range().contains(&out.target(line).as_ptr());
+            assert_eq!((in_line, out.target_is_lent()), (lent, lent), "{shown}");
+        }
     }
 
     #[test]

@@ -178,7 +178,11 @@ impl Found {
                 self.request_line_raw = raw;
             }
             match slot {
-                Slot::Target if field.request() => replace(out.target_buf(), value),
+                // Without escapes the value is its bytes in the line: lent.
+                Slot::Target if field.request() => match raw {
+                    Some((start, end)) => out.lend_target_at(start, end),
+                    None => replace(out.target_buf(), value),
+                },
                 Slot::RequestLine if field.request() => {
                     replace(&mut self.request_line, value);
                     self.request_line_at = at;
