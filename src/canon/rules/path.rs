@@ -159,25 +159,23 @@ pub(crate) fn plan(
     fired: &mut RuleMask,
 ) -> Option<(usize, bool)> {
     let on = cfg.enabled;
-    debug_assert!(!on.has(Rule::LowercasePath) && input[ps] == b'/');
-    // The path is sliced only where a rule reads it: for most URLs, the
-    // facts answer and no bound is checked.
+    let path = &input[ps..pe];
+    debug_assert!(!on.has(Rule::LowercasePath) && path.first() == Some(&b'/'));
     if ((on.has(Rule::Session) && facts.session)
         || (on.has(Rule::DuplicateSlashes) && facts.double_slash))
-        && rewrites_segments(on, &input[ps..pe], s)
+        && rewrites_segments(on, path, s)
     {
         return None;
     }
-    let len = pe - ps;
     if on.0 & LAST_SEGMENT_RULES.0 == 0 {
-        return Some((len, false));
+        return Some((path.len(), false));
     }
-    let seg = facts.last_segment as usize;
-    debug_assert_eq!((seg - ps, facts.dot), last_segment_of(&input[ps..pe]));
-    let mut kept = len;
-    let mut last = (pe - seg, facts.dot);
-    if on.has(Rule::IndexFile) && last.0 > 0 && cfg.is_index_file(&input[seg..pe]) {
-        kept = seg - ps;
+    let seg = facts.last_segment as usize - ps;
+    debug_assert_eq!((seg, facts.dot), last_segment_of(path));
+    let mut kept = path.len();
+    let mut last = (path.len() - seg, facts.dot);
+    if on.has(Rule::IndexFile) && last.0 > 0 && cfg.is_index_file(&path[seg..]) {
+        kept = seg;
         last = (0, false);
         fired.insert(Rule::IndexFile);
     }
