@@ -7,7 +7,7 @@
 //! aliases, which compare hosts with each other.
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::io::{BufRead, Seek, SeekFrom, Write};
 
 use super::candidates::{
@@ -972,21 +972,20 @@ impl Miner<'_> {
         // those (most pairs of hosts never agree, and a tally with its
         // examples for each of them was most of mining's memory).
         let windows = &self.windows;
-        let mut agreeing: HashSet<(u32, u32, Option<&str>)> = HashSet::new();
+        // (from host, to host, segment) -> tallies and hits on each side,
+        // made empty on the first pass for those that agree once, filled
+        // on the second. (hashbrown's hasher: these maps are looked up once
+        // per pair of prints, and their order is sorted away below.)
+        type Obs = (Tally, Tally, u64, u64);
+        let mut obs: hashbrown::HashMap<(u32, u32, Option<&str>), Obs> = hashbrown::HashMap::new();
         alias_pairs(&by_key, |a, b, seg| {
             if verdict(a.learn(windows), b.learn(windows)).verdict == Verdict::Agree {
-                agreeing.insert((a.host, b.host, seg));
+                obs.entry((a.host, b.host, seg)).or_default();
             }
         });
-        // (from host, to host, segment) -> tallies and hits on each side.
-        type Obs = (Tally, Tally, u64, u64);
-        let mut obs: HashMap<(u32, u32, Option<&str>), Obs> = HashMap::new();
         let (hosts, keys) = (&self.hosts, &self.keys);
         alias_pairs(&by_key, |a, b, seg| {
-            let Some(e) = agreeing
-                .contains(&(a.host, b.host, seg))
-                .then(|| obs.entry((a.host, b.host, seg)).or_default())
-            else {
+            let Some(e) = obs.get_mut(&(a.host, b.host, seg)) else {
                 return;
             };
             let names = || {
@@ -1168,11 +1167,23 @@ fn alias_pairs<'p>(
             }
         }
     }
+    // The rest of a key when it is not a path already (`/u` → `/`),
+    // written here rather than allocated per print.
+    let mut slashed = String::new();
     for b in prints {
-        let Some((seg, rest)) = first_segment(b.key(by_key.keys)) else {
+        let key = b.key(by_key.keys);
+        let Some((seg, tail)) = segment_and_tail(key) else {
             continue;
         };
-        for &i in by_key.get(&rest) {
+        let rest = if tail.is_empty() || tail.starts_with('?') {
+            slashed.clear();
+            slashed.push('/');
+            slashed.push_str(tail);
+            &slashed[..]
+        } else {
+            tail
+        };
+        for &i in by_key.get(rest) {
             let a = &prints[i as usize];
             if a.host != b.host {
                 visit(a, b, Some(seg));
@@ -1183,12 +1194,7 @@ fn alias_pairs<'p>(
 
 /// `/u/x?q` → (`u`, `/x?q`); `/u` → (`u`, `/`).
 fn first_segment(key: &str) -> Option<(&str, Cow<'_, str>)> {
-    let rest = key.strip_prefix('/')?;
-    let end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (seg, tail) = rest.split_at(end);
-    if seg.is_empty() {
-        return None;
-    }
+    let (seg, tail) = segment_and_tail(key)?;
     // Borrowed when the rest is a path already (`/u/x` → `/x`): one call
     // per URL on the host aliases' pass.
     let tail = if tail.is_empty() || tail.starts_with('?') {
@@ -1197,6 +1203,15 @@ fn first_segment(key: &str) -> Option<(&str, Cow<'_, str>)> {
         Cow::Borrowed(tail)
     };
     Some((seg, tail))
+}
+
+/// `/u/x?q` → (`u`, `/x?q`); `/u?q` → (`u`, `?q`): the first segment and
+/// what follows it as it is.
+fn segment_and_tail(key: &str) -> Option<(&str, &str)> {
+    let rest = key.strip_prefix('/')?;
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (seg, tail) = rest.split_at(end);
+    (!seg.is_empty()).then_some((seg, tail))
 }
 
 /// An IP address rather than a name.
@@ -1215,7 +1230,9 @@ fn evaluate(urls: &[UrlEntry], rule: &Rule, followed: bool) -> (Tally, Tally) {
     // likely as 2^-64 a pair.
     let hash = |key: &str| xxh64(key.as_bytes(), 0);
     let mut keys: Vec<u64> = Vec::with_capacity(urls.len());
-    let mut changed_keys: HashSet<u64> = HashSet::new();
+    // (hashbrown's hasher: a lookup per URL and rule; the groups' order is
+    // sorted away below.)
+    let mut changed_keys: hashbrown::HashSet<u64> = hashbrown::HashSet::new();
     for u in urls {
         match rule.apply(&u.target) {
             Some(t) => {
@@ -1226,7 +1243,7 @@ fn evaluate(urls: &[UrlEntry], rule: &Rule, followed: bool) -> (Tally, Tally) {
             None => keys.push(hash(&grouping_key(&u.target))),
         }
     }
-    let mut groups: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut groups: hashbrown::HashMap<u64, Vec<usize>> = hashbrown::HashMap::new();
     for (i, k) in keys.iter().enumerate() {
         if changed_keys.contains(k) {
             groups.entry(*k).or_default().push(i);
@@ -1411,9 +1428,53 @@ mod tests {
         assert_eq!(first_segment("/u"), Some(("u", "/".into())));
         assert_eq!(first_segment("/u?q=1"), Some(("u", "/?q=1".into())));
         assert_eq!(first_segment("/"), None);
+        assert_eq!(segment_and_tail("/u?q=1"), Some(("u", "?q=1")));
         assert!(is_address("203.0.113.7"));
         assert!(is_address("[2001:db8::1]"));
         assert!(!is_address("corp.example"));
+    }
+
+    #[test]
+    fn alias_pairs_join_a_host_with_a_segment_of_another() {
+        // Host 0 has `/u`, `/u?q=1` and `/u/x`; host 1 has `/`, `/?q=1`
+        // and `/x`: each of host 1's keys is host 0's under segment `u`
+        // (a rest that is not a path gets its slash); no key is on both
+        // hosts, so no pair is plain.
+        let keys = "/u/u?q=1/u/x//?q=1/x";
+        let spans = [
+            (0, 0, 2),
+            (0, 2, 8),
+            (0, 8, 12),
+            (1, 12, 13),
+            (1, 13, 18),
+            (1, 18, 20),
+        ];
+        let prints: Vec<Print> = spans
+            .iter()
+            .map(|&(host, from, to)| Print {
+                host,
+                key: (from, to),
+                hits: 1,
+                windows: 0,
+                learned: 0,
+                confirmed: 0,
+                flags: [false; 6],
+            })
+            .collect();
+        let by_key = ByKey::new(&prints, keys);
+        let mut seen = Vec::new();
+        alias_pairs(&by_key, |a, b, seg| {
+            seen.push((a.key(keys), b.key(keys), seg));
+        });
+        seen.sort_unstable();
+        assert_eq!(
+            seen,
+            [
+                ("/", "/u", Some("u")),
+                ("/?q=1", "/u?q=1", Some("u")),
+                ("/x", "/u/x", Some("u")),
+            ]
+        );
     }
 
     /// The key scan copies its input as it is, finds the windows, and takes
