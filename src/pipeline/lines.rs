@@ -280,15 +280,13 @@ impl<'a, 'e> Lines<'a, 'e> {
     }
 }
 
-impl Lines<'_, '_> {
-    /// Where the next line is in the piece, `start..end`, `end` at its
-    /// `\n` (or the piece's end), a `\r` before it kept: for a caller that
-    /// wants the line's place rather than its bytes.
+impl<'a> Iterator for Lines<'a, '_> {
+    type Item = &'a [u8];
+
     #[inline(always)]
-    pub(super) fn next_span(&mut self) -> Option<(usize, usize)> {
+    fn next(&mut self) -> Option<&'a [u8]> {
         let len = self.buf.len();
-        let start = self.start;
-        if start >= len {
+        if self.start >= len {
             return None;
         }
         if self.next == self.count {
@@ -302,18 +300,8 @@ impl Lines<'_, '_> {
             // No line end left: the last line has none.
             len
         };
+        let line = &self.buf[self.start..end];
         self.start = end + 1;
-        Some((start, end))
-    }
-}
-
-impl<'a> Iterator for Lines<'a, '_> {
-    type Item = &'a [u8];
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<&'a [u8]> {
-        let (start, end) = self.next_span()?;
-        let line = &self.buf[start..end];
         Some(line.strip_suffix(b"\r").unwrap_or(line))
     }
 }

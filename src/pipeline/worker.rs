@@ -510,17 +510,16 @@ impl Worker {
         let mut ends = NO_ENDS;
         // The run of lines, with their `\n`s, not written yet.
         let mut as_is = 0..0;
-        let mut spans = Lines::new(buf, &mut ends);
-        while let Some((at, end)) = spans.next_span() {
+        for line in Lines::new(buf, &mut ends) {
             let index = lines;
             lines += 1;
-            // With its `\r`, if any (a line that has one is not written as is).
-            let raw = &buf[at..end];
             if AS_IS {
-                if raw.len() <= max_line
+                // `line` lies in `buf`: where it starts there.
+                let at = line.as_ptr() as usize - buf.as_ptr() as usize;
+                let end = at + line.len();
+                if line.len() <= max_line
                     && buf.get(end) == Some(&b'\n')
-                    && raw.last() != Some(&b'\r')
-                    && self.urls.canon.target_is_canonical(raw)
+                    && self.urls.canon.target_is_canonical(line)
                 {
                     if as_is.end != at {
                         out.out.extend_from_slice(&buf[as_is]);
@@ -533,8 +532,7 @@ impl Worker {
                     // `rep movsb`, which callgrind counts a byte at a time
                     // (the instruction counts of `benches/guard.sh` would
                     // no longer say what the loop costs).
-                    // `start <= end` always: no saturating `len()`.
-                    if as_is.end - as_is.start >= AS_IS_RUN {
+                    if as_is.len() >= AS_IS_RUN {
                         out.out.extend_from_slice(&buf[as_is.clone()]);
                         as_is.start = as_is.end;
                     }
@@ -543,7 +541,6 @@ impl Worker {
                 out.out.extend_from_slice(&buf[as_is]);
                 as_is = 0..0;
             }
-            let line = raw.strip_suffix(b"\r").unwrap_or(raw);
             if line.len() > max_line {
                 self.too_long(sink, piece, index, line, out);
                 continue;
