@@ -253,9 +253,6 @@ pub struct Canonicalizer {
     /// The rules take the fused way for URLs the fast path takes
     /// (`rules::fused::fusable`).
     fused: bool,
-    /// The fused rules need the path's last segment from the scan
-    /// (`rules::fused::needs_last_segment`).
-    fused_last: bool,
     /// The last call fired a rule (see [`Canonicalizer::before_rules`]).
     fired_last: bool,
 }
@@ -289,7 +286,6 @@ impl Canonicalizer {
             rule_scratch: rules::apply::Scratch::default(),
             reparse: Vec::new(),
             fused: false,
-            fused_last: false,
             fired_last: false,
         };
         c.set_rules((!mask.is_empty()).then(|| Arc::new(RuleSet::new(mask, &[]))));
@@ -302,10 +298,6 @@ impl Canonicalizer {
     pub fn set_rules(&mut self, rules: Option<Arc<RuleSet>>) {
         self.rules = rules.filter(|r| !r.any_enabled().is_empty());
         self.fused = self.rules.as_deref().is_some_and(rules::fused::fusable);
-        self.fused_last = self
-            .rules
-            .as_deref()
-            .is_some_and(rules::fused::needs_last_segment);
     }
 
     /// Like [`set_rules`](Self::set_rules), by value.
@@ -578,7 +570,7 @@ impl Canonicalizer {
             let origin =
                 mode == Mode::Target && self.base.is_none() && input.first() == Some(&b'/');
             let rfc3986 = self.profile.normalizes_escapes();
-            match fast::scan_canonical(input, rfc3986, origin, self.fused_last) {
+            match fast::scan_canonical(input, rfc3986, origin) {
                 Some((parts, false, facts)) => return self.fused_rules(input, &parts, facts, out),
                 Some((parts, true, _)) => {
                     // Escapes to upper-case: copied, and the in-place rules.

@@ -19,7 +19,7 @@ use super::parts::{Parts, ABSENT};
 use super::simd::{
     dispatch, find_path_run_with, find_rules_path_run_with, find_with, CanonicalDomainStop,
     CanonicalFragmentStop, CanonicalQueryStop, Chunk, InLineFragmentStop, InLineQueryStop, Job,
-    LastSlash, Rfc3986FragmentStop, Rfc3986PathRulesStop, Rfc3986PathStop, Rfc3986QueryStop,
+    Rfc3986FragmentStop, Rfc3986PathRulesStop, Rfc3986PathStop, Rfc3986QueryStop,
     SpecialPathRulesStop, SpecialPathSet,
 };
 use crate::ascii::hex_value;
@@ -178,29 +178,19 @@ pub(crate) fn canonical_target_in_line_with<C: Chunk>(
 /// if it is a canonical URL (a request target when `target`), whether its
 /// escapes have lower-case hex digits (see [`write_scanned`]), and what the
 /// path rules need to know of its path ([`PathFacts`]), read by the same
-/// scan: its last segment only when `last_segment` (it costs the scan a few
-/// instructions a step, which only the last segment's rules repay). A job of its own ([`Scan`]), so that the profiles without rules
+/// scan. A job of its own ([`Scan`]), so that the profiles without rules
 /// keep theirs as it is.
 #[inline]
 pub fn scan_canonical(
     input: &[u8],
     strict_escapes: bool,
     target: bool,
-    last_segment: bool,
 ) -> Option<(Parts, bool, PathFacts)> {
-    let found = if last_segment {
-        dispatch(Scan::<true, true> {
-            input,
-            strict_escapes,
-            target,
-        })
-    } else {
-        dispatch(Scan::<true, false> {
-            input,
-            strict_escapes,
-            target,
-        })
-    }?;
+    let found = dispatch(Scan::<true> {
+        input,
+        strict_escapes,
+        target,
+    })?;
     Some((
         found.parts(input.len() as u32),
         found.lower_hex,
@@ -217,12 +207,6 @@ pub struct PathFacts {
     pub session: bool,
     /// Two `/` in a row (`duplicate-slashes`).
     pub double_slash: bool,
-    /// Where the path's last segment starts (after its last `/`), in the
-    /// input (`index-file`, `trailing-slash`); 0 unless asked for, and in
-    /// a `file:` URL, to which those rules do not apply.
-    pub last_segment: u32,
-    /// The last segment holds a `.` (asked for with `last_segment`).
-    pub dot: bool,
 }
 
 /// Whether [`canonical_http`] (or [`canonical_target`] when `target`)
@@ -231,7 +215,7 @@ pub struct PathFacts {
 /// inputs from where they lie.
 #[inline]
 pub fn is_canonical(input: &[u8], strict_escapes: bool, target: bool) -> bool {
-    dispatch(IsCanonical(Scan::<false, false> {
+    dispatch(IsCanonical(Scan::<false> {
         input,
         strict_escapes,
         target,
@@ -345,9 +329,9 @@ impl Job for Fast<'_> {
             // canonical (in the generated combined log), and a copy taken
             // back costs more than the offsets' moves around a late one.
             let found = if self.strict_escapes {
-                target::<true, false, false, C>(chunk, self.input)
+                target::<true, false, C>(chunk, self.input)
             } else {
-                target::<false, false, false, C>(chunk, self.input)
+                target::<false, false, C>(chunk, self.input)
             }?;
             self.out.extend_from_slice(self.input);
             return Some(found.finish(self.input, &mut self.out[start..]));
@@ -360,9 +344,9 @@ impl Job for Fast<'_> {
         // One copy per profile: the escape checks are then decided at
         // compile time instead of at every `%` and every path run.
         let found = if self.strict_escapes {
-            http::<true, false, false, C>(chunk, self.input)
+            http::<true, false, C>(chunk, self.input)
         } else {
-            http::<false, false, false, C>(chunk, self.input)
+            http::<false, false, C>(chunk, self.input)
         };
         let Some(found) = found else {
             self.out.truncate(start);
@@ -448,21 +432,21 @@ impl Job for InLine<'_> {
 
 /// The fast path's scan alone, for [`scan_canonical`]: no copy. `RULES`:
 /// the path's [`PathFacts`] are found too.
-struct Scan<'a, const RULES: bool, const LAST: bool> {
+struct Scan<'a, const RULES: bool> {
     input: &'a [u8],
     strict_escapes: bool,
     target: bool,
 }
 
-impl<const RULES: bool, const LAST: bool> Job for Scan<'_, RULES, LAST> {
+impl<const RULES: bool> Job for Scan<'_, RULES> {
     type Output = Option<Found>;
     #[inline(always)]
     fn run<C: Chunk>(self, chunk: C) -> Option<Found> {
         match (self.target, self.strict_escapes) {
-            (true, true) => target::<true, RULES, LAST, C>(chunk, self.input),
-            (true, false) => target::<false, RULES, LAST, C>(chunk, self.input),
-            (false, true) => http::<true, RULES, LAST, C>(chunk, self.input),
-            (false, false) => http::<false, RULES, LAST, C>(chunk, self.input),
+            (true, true) => target::<true, RULES, C>(chunk, self.input),
+            (true, false) => target::<false, RULES, C>(chunk, self.input),
+            (false, true) => http::<true, RULES, C>(chunk, self.input),
+            (false, false) => http::<false, RULES, C>(chunk, self.input),
         }
     }
 }
@@ -470,7 +454,7 @@ impl<const RULES: bool, const LAST: bool> Job for Scan<'_, RULES, LAST> {
 /// [`Scan`] asked only whether the input is its own canonical form: a job
 /// of its own so that the answer comes back in a register, not as the
 /// offsets in memory (about 11 instructions a line in the plain pipe).
-struct IsCanonical<'a>(Scan<'a, false, false>);
+struct IsCanonical<'a>(Scan<'a, false>);
 
 impl Job for IsCanonical<'_> {
     type Output = bool;
@@ -481,10 +465,7 @@ impl Job for IsCanonical<'_> {
 }
 
 #[inline(always)]
-fn http<const STRICT: bool, const RULES: bool, const LAST: bool, C: Chunk>(
-    chunk: C,
-    input: &[u8],
-) -> Option<Found> {
+fn http<const STRICT: bool, const RULES: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Found> {
     let (scheme_end, default_port, file) = if input.starts_with(b"https://") {
         (5usize, 443u32, false)
     } else if input.starts_with(b"http://") {
@@ -535,14 +516,8 @@ fn http<const STRICT: bool, const RULES: bool, const LAST: bool, C: Chunk>(
         }
     }
     let path_start = i;
-    // Only `fragment` applies to a file URL: its last segment is not asked
-    // for (the paths of file URL lists are long, and the scan would pay for
-    // it at every step).
-    let (query_start, fragment_start, lower_hex, _, facts) = if LAST && file {
-        path_query_fragment::<STRICT, false, RULES, false, C>(chunk, input, i)?
-    } else {
-        path_query_fragment::<STRICT, false, RULES, LAST, C>(chunk, input, i)?
-    };
+    let (query_start, fragment_start, lower_hex, _, facts) =
+        path_query_fragment::<STRICT, false, RULES, C>(chunk, input, i)?;
     Some(Found {
         scheme_end: scheme_end as u32,
         host_end: host_end as u32,
@@ -556,20 +531,16 @@ fn http<const STRICT: bool, const RULES: bool, const LAST: bool, C: Chunk>(
 }
 
 #[inline(always)]
-fn target<const STRICT: bool, const RULES: bool, const LAST: bool, C: Chunk>(
+fn target<const STRICT: bool, const RULES: bool, C: Chunk>(
     chunk: C,
     input: &[u8],
 ) -> Option<Found> {
     if input.first() != Some(&b'/') {
         return None;
     }
-    Some(target_found(path_query_fragment::<
-        STRICT,
-        false,
-        RULES,
-        LAST,
-        C,
-    >(chunk, input, 0)?))
+    Some(target_found(
+        path_query_fragment::<STRICT, false, RULES, C>(chunk, input, 0)?,
+    ))
 }
 
 /// [`target`] for a target that lies in a line and ends at the first space
@@ -579,7 +550,7 @@ fn target_in_line<const STRICT: bool, C: Chunk>(chunk: C, line: &[u8]) -> Option
     if line.first() != Some(&b'/') {
         return None;
     }
-    let found = path_query_fragment::<STRICT, true, false, false, C>(chunk, line, 0)?;
+    let found = path_query_fragment::<STRICT, true, false, C>(chunk, line, 0)?;
     Some((target_found(found), found.3))
 }
 
@@ -617,13 +588,7 @@ fn target_found(
 /// call (register saves, its constants loaded again) cost about 57
 /// instructions per URL on `kasztp.txt` (`benches/instructions.sh`).
 #[inline(always)]
-fn path_query_fragment<
-    const STRICT: bool,
-    const IN_LINE: bool,
-    const RULES: bool,
-    const LAST: bool,
-    C: Chunk,
->(
+fn path_query_fragment<const STRICT: bool, const IN_LINE: bool, const RULES: bool, C: Chunk>(
     chunk: C,
     input: &[u8],
     mut i: usize,
@@ -631,8 +596,6 @@ fn path_query_fragment<
     let len = input.len();
     let mut lower = false;
     let mut facts = PathFacts::default();
-    // The path's first `/`, which the scan starts after.
-    let mut last = LastSlash { at: i, dot: false };
     i += 1;
     loop {
         // Stops at a byte to escape, `\`, `?`, `#`, and at a `.` or `%` that
@@ -641,20 +604,12 @@ fn path_query_fragment<
         i = match (STRICT, RULES) {
             (true, false) => find_path_run_with::<Rfc3986PathStop, C>(chunk, input, i, usize::MAX),
             (false, false) => find_path_run_with::<SpecialPathSet, C>(chunk, input, i, usize::MAX),
-            (true, true) => find_rules_path_run_with::<Rfc3986PathRulesStop, C, LAST>(
-                chunk,
-                input,
-                i,
-                usize::MAX,
-                &mut last,
-            ),
-            (false, true) => find_rules_path_run_with::<SpecialPathRulesStop, C, LAST>(
-                chunk,
-                input,
-                i,
-                usize::MAX,
-                &mut last,
-            ),
+            (true, true) => {
+                find_rules_path_run_with::<Rfc3986PathRulesStop, C>(chunk, input, i, usize::MAX)
+            }
+            (false, true) => {
+                find_rules_path_run_with::<SpecialPathRulesStop, C>(chunk, input, i, usize::MAX)
+            }
         };
         let Some(&b) = input.get(i) else { break };
         let starts_segment = input[i - 1] == b'/';
@@ -667,7 +622,6 @@ fn path_query_fragment<
             }
             b'/' if RULES => {
                 facts.double_slash = true;
-                last = LastSlash { at: i, dot: false };
                 i += 1;
             }
             // "." or "%2e" right after "/" may start a dot segment.
@@ -683,15 +637,6 @@ fn path_query_fragment<
             b' ' if IN_LINE => break,
             _ => return None,
         }
-    }
-    if LAST {
-        // `%` stops the scan when escapes are checked, so that `last.dot`
-        // is "a `.`" then; otherwise an escape may have set it.
-        if !STRICT && last.dot {
-            last.dot = input[last.at..i].contains(&b'.');
-        }
-        facts.last_segment = last.at as u32 + 1;
-        facts.dot = last.dot;
     }
     let mut query_start = ABSENT;
     if i < len && input[i] == b'?' {
@@ -768,67 +713,6 @@ mod tests {
     /// strings of up to 26 bytes made of escapes (hex digits of both cases)
     /// and other bytes (`a-f`, a digit and a byte above 0x7F among them,
     /// which must stay), so escapes fall across every word boundary.
-    /// The path facts of [`scan_canonical`] say what a byte loop over the
-    /// taken path says: `;`/`(`, `//`, where the last segment starts and
-    /// whether it holds a `.` (escapes, `%2e` among them, are no dot), for
-    /// URLs and request targets, escapes checked or not, on paths of 0 to
-    /// 80 bytes so that the scan's steps of 16 and 32 bytes end everywhere.
-    #[test]
-    fn scan_canonical_facts_match_a_byte_loop() {
-        const ALPHABET: [&[u8]; 9] = [b"/", b"a", b"bc", b".", b";", b"(", b"%2e", b"%41", b"%7e"];
-        let mut seed = 0x853C_49E6_748F_EA9Bu64;
-        let (mut taken, mut dots, mut long) = (0, 0, 0);
-        for n in 0..30_000usize {
-            let mut path = b"/".to_vec();
-            while path.len() < n % 81 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                path.extend_from_slice(ALPHABET[(seed % 9) as usize]);
-            }
-            let tail: &[u8] = [&b""[..], b"?q=/.x", b"#f/."][n % 3];
-            for (prefix, target) in [(&b"https://example.com"[..], false), (b"", true)] {
-                let input = [prefix, &path, tail].concat();
-                for strict in [false, true] {
-                    let Some((parts, _, facts)) = scan_canonical(&input, strict, target, true)
-                    else {
-                        continue;
-                    };
-                    // Without the last segment: the same URLs, the same
-                    // other facts.
-                    let (parts2, _, facts2) =
-                        scan_canonical(&input, strict, target, false).expect("taken with it");
-                    assert_eq!(parts2, parts);
-                    assert_eq!(
-                        (facts2.session, facts2.double_slash),
-                        (facts.session, facts.double_slash)
-                    );
-                    let (ps, pe) = (parts.path_start as usize, parts.path_end() as usize);
-                    let p = &input[ps..pe];
-                    let seg = p
-                        .iter()
-                        .rposition(|&b| b == b'/')
-                        .expect("a path starts with /")
-                        + 1;
-                    let want = PathFacts {
-                        session: p.iter().any(|&b| b == b';' || b == b'('),
-                        double_slash: p.windows(2).any(|w| w == b"//"),
-                        last_segment: (ps + seg) as u32,
-                        dot: p[seg..].contains(&b'.'),
-                    };
-                    assert_eq!(facts, want, "{} strict {strict}", input.escape_ascii());
-                    taken += 1;
-                    dots += usize::from(want.dot);
-                    long += usize::from(p.len() - seg > 32);
-                }
-            }
-        }
-        assert!(
-            taken > 10_000 && dots > 2_000 && long > 100,
-            "{taken} {dots} {long}"
-        );
-    }
-
     #[test]
     fn upper_case_escapes_takes_the_digits_alone() {
         const ESCAPES: [&[u8]; 5] = [b"%aF", b"%0b", b"%Ce", b"%9f", b"%e1"];

@@ -489,95 +489,48 @@ pub fn find_path_run_with<S: ByteSet, C: Chunk>(
     i: usize,
     seg: usize,
 ) -> usize {
-    path_run_with::<S, C, false, false>(chunk, input, i, seg, &mut LastSlash::default())
+    path_run_with::<S, C, false>(chunk, input, i, seg)
 }
 
 /// [`find_path_run_with`] that also stops at a `/` right after a `/` (the
 /// second of `//`), for the dedup rules' scan (`fast::scan_canonical`),
-/// which tells `duplicate-slashes` so without a second pass over the path,
-/// and notes in `last` the last `/` among the bytes it passes (from `i` to
-/// where it stops) and whether a `.` or `%` follows it there: the last
-/// segment's rules (index file, trailing slash) then need not find it again
-/// (with `LAST` only: a rule set without those rules does not pay for it).
+/// which tells `duplicate-slashes` so without a second pass over the path.
 #[inline(always)]
-pub fn find_rules_path_run_with<S: ByteSet, C: Chunk, const LAST: bool>(
+pub fn find_rules_path_run_with<S: ByteSet, C: Chunk>(
     chunk: C,
     input: &[u8],
     i: usize,
     seg: usize,
-    last: &mut LastSlash,
 ) -> usize {
-    path_run_with::<S, C, true, LAST>(chunk, input, i, seg, last)
-}
-
-/// The last `/` the rules' path scan ([`find_rules_path_run_with`]) has
-/// passed, and whether a `.` or `%` came after it. Only `%` that the scan
-/// passes count: when `%` stops it (escapes checked), `dot` is exactly "a
-/// `.` follows".
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LastSlash {
-    /// Where the last `/` is.
-    pub at: usize,
-    /// A `.` or `%` after it.
-    pub dot: bool,
-}
-
-impl LastSlash {
-    /// Notes the lanes `valid` of the chunk at `at`, whose `/` are
-    /// `slashes` and whose `.` and `%` are `dots`.
-    #[inline(always)]
-    fn note(&mut self, at: usize, slashes: u32, dots: u32, valid: u32) {
-        let (slashes, dots) = (slashes & valid, dots & valid);
-        if slashes != 0 {
-            let k = 31 - slashes.leading_zeros();
-            self.at = at + k as usize;
-            self.dot = dots >> k != 0;
-        } else {
-            self.dot |= dots != 0;
-        }
-    }
-
-    /// Notes the byte `b` at `at` (the byte loop's step).
-    #[inline(always)]
-    fn note_byte(&mut self, at: usize, b: u8) {
-        if b == b'/' {
-            self.at = at;
-            self.dot = false;
-        } else {
-            self.dot |= matches!(b, b'.' | b'%');
-        }
-    }
+    path_run_with::<S, C, true>(chunk, input, i, seg)
 }
 
 /// [`find_path_run_with`], and with `DOUBLE` [`find_rules_path_run_with`]:
 /// the widest step the input allows.
 #[inline(always)]
-fn path_run_with<S: ByteSet, C: Chunk, const DOUBLE: bool, const LAST: bool>(
+fn path_run_with<S: ByteSet, C: Chunk, const DOUBLE: bool>(
     chunk: C,
     input: &[u8],
     i: usize,
     seg: usize,
-    last: &mut LastSlash,
 ) -> usize {
     if C::WIDE && input.len() >= Wide::W {
-        return path_run::<S, C, Wide, DOUBLE, LAST>(chunk, input, i, seg, last);
+        return path_run::<S, C, Wide, DOUBLE>(chunk, input, i, seg);
     }
     if input.len() >= Narrow::W {
-        return path_run::<S, C, Narrow, DOUBLE, LAST>(chunk, input, i, seg, last);
+        return path_run::<S, C, Narrow, DOUBLE>(chunk, input, i, seg);
     }
-    path_run_scalar::<S, DOUBLE, LAST>(input, i, seg, last)
+    path_run_scalar::<S, DOUBLE>(input, i, seg)
 }
 
 /// [`find_path_run`] on an input of at least `T::W` bytes, `T::W` a step.
-/// `DOUBLE`: also stop at the second `/` of `//`. `LAST`: note the last
-/// `/` passed in `last_slash` (untouched without it).
+/// `DOUBLE`: also stop at the second `/` of `//`.
 #[inline(always)]
-fn path_run<S: ByteSet, C: Chunk, T: Step, const DOUBLE: bool, const LAST: bool>(
+fn path_run<S: ByteSet, C: Chunk, T: Step, const DOUBLE: bool>(
     chunk: C,
     input: &[u8],
     mut i: usize,
     seg: usize,
-    last_slash: &mut LastSlash,
 ) -> usize {
     // Bit k of the result: a '.' or '%' at lane k of the chunk at `at`
     // starts a segment.
@@ -601,14 +554,7 @@ fn path_run<S: ByteSet, C: Chunk, T: Step, const DOUBLE: bool, const LAST: bool>
         let (stops, dots, slashes) = T::path_bits::<S, C>(chunk, input, i);
         let hits = stops | starts(i, dots, slashes) | doubles(i, slashes);
         if hits != 0 {
-            let k = hits.trailing_zeros();
-            if LAST {
-                last_slash.note(i, slashes, dots, (1 << k) - 1);
-            }
-            return i + k as usize;
-        }
-        if LAST {
-            last_slash.note(i, slashes, dots, u32::MAX);
+            return i + hits.trailing_zeros() as usize;
         }
         i += T::W;
     }
@@ -621,19 +567,10 @@ fn path_run<S: ByteSet, C: Chunk, T: Step, const DOUBLE: bool, const LAST: bool>
     if i == seg {
         hits |= dots & (1 << before);
     }
-    // The lanes from `i` on (the ones before were passed already).
     let hits = hits >> before;
-    let (slashes, dots) = (slashes >> before, dots >> before);
     if hits != 0 {
-        let k = hits.trailing_zeros();
-        if LAST {
-            last_slash.note(i, slashes, dots, (1 << k) - 1);
-        }
-        i + k as usize
+        i + hits.trailing_zeros() as usize
     } else {
-        if LAST {
-            last_slash.note(i, slashes, dots, u32::MAX);
-        }
         input.len()
     }
 }
@@ -642,17 +579,16 @@ fn path_run<S: ByteSet, C: Chunk, T: Step, const DOUBLE: bool, const LAST: bool>
 /// code for targets without SSE2).
 #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
 pub fn find_path_run_scalar<S: ByteSet>(input: &[u8], i: usize, seg: usize) -> usize {
-    path_run_scalar::<S, false, false>(input, i, seg, &mut LastSlash::default())
+    path_run_scalar::<S, false>(input, i, seg)
 }
 
 /// [`find_path_run_scalar`], and with `DOUBLE` the stop of
 /// [`find_rules_path_run_with`] at the second `/` of `//`.
 #[inline(always)]
-fn path_run_scalar<S: ByteSet, const DOUBLE: bool, const LAST: bool>(
+fn path_run_scalar<S: ByteSet, const DOUBLE: bool>(
     input: &[u8],
     mut i: usize,
     seg: usize,
-    last: &mut LastSlash,
 ) -> usize {
     while i < input.len() {
         let b = input[i];
@@ -660,9 +596,6 @@ fn path_run_scalar<S: ByteSet, const DOUBLE: bool, const LAST: bool>(
         let starts = matches!(b, b'.' | b'%') && (i == seg || after_slash);
         if in_table::<S>(b) || starts || (DOUBLE && b == b'/' && after_slash) {
             break;
-        }
-        if LAST {
-            last.note_byte(i, b);
         }
         i += 1;
     }
@@ -1146,9 +1079,8 @@ mod tests {
 
     /// The rules' path-run search ([`find_rules_path_run_with`]) against a
     /// byte loop, with every engine: it stops where [`find_path_run`]
-    /// stops, or earlier at the second `/` of `//`, and notes the last `/`
-    /// it passed and whether a `.` followed; on inputs of 0 to 71 bytes made
-    /// of `/` and path bytes, with a `;` or `.` at times.
+    /// stops, or earlier at the second `/` of `//`; on inputs of 0 to 71
+    /// bytes made of `/` and path bytes, with a `;` or `.` at times.
     #[test]
     fn rules_path_run_stops_at_double_slashes() {
         fn check<S: ByteSet>(name: &str) {
@@ -1160,7 +1092,7 @@ mod tests {
                 seed ^= seed << 17;
                 let len = n % 72;
                 let input: Vec<u8> = (0..len)
-                    .map(|k| b"/aa/b;./c%"[(seed >> (k % 60)) as usize % 10])
+                    .map(|k| b"/aa/b;./c"[(seed >> (k % 60)) as usize % 9])
                     .collect();
                 for start in [0, 1, 15, 16, 17, 33].into_iter().filter(|&s| s <= len) {
                     let double = (start.max(1)..len)
@@ -1168,75 +1100,33 @@ mod tests {
                         .unwrap_or(len);
                     let want = find_path_run_scalar::<S>(&input, start, usize::MAX).min(double);
                     doubles += usize::from(double < len);
-                    // The last `/` among the bytes passed, and a `.` or `%`
-                    // after it, from a first `/` at 0 (where a path starts).
-                    let mut want_last = LastSlash { at: 0, dot: false };
-                    for (k, &b) in input.iter().enumerate().take(want).skip(start) {
-                        want_last.note_byte(k, b);
-                    }
-                    let run = |f: &dyn Fn(&mut LastSlash) -> usize| {
-                        let mut last = LastSlash { at: 0, dot: false };
-                        (f(&mut last), last)
-                    };
                     let mut got = vec![(
                         "table",
-                        run(&|l| {
-                            find_rules_path_run_with::<S, _, true>(
-                                Table,
-                                &input,
-                                start,
-                                usize::MAX,
-                                l,
-                            )
-                        }),
+                        find_rules_path_run_with::<S, _>(Table, &input, start, usize::MAX),
                     )];
                     #[cfg(target_arch = "x86_64")]
                     {
                         got.push((
                             "sse2",
-                            run(&|l| {
-                                find_rules_path_run_with::<S, _, true>(
-                                    Sse2,
-                                    &input,
-                                    start,
-                                    usize::MAX,
-                                    l,
-                                )
-                            }),
+                            find_rules_path_run_with::<S, _>(Sse2, &input, start, usize::MAX),
                         ));
                         if let Some(e) = Ssse3::detect() {
                             got.push((
                                 "ssse3",
-                                run(&|l| {
-                                    find_rules_path_run_with::<S, _, true>(
-                                        e,
-                                        &input,
-                                        start,
-                                        usize::MAX,
-                                        l,
-                                    )
-                                }),
+                                find_rules_path_run_with::<S, _>(e, &input, start, usize::MAX),
                             ));
                         }
                         if let Some(e) = Avx2::detect() {
                             got.push((
                                 "avx2",
-                                run(&|l| {
-                                    find_rules_path_run_with::<S, _, true>(
-                                        e,
-                                        &input,
-                                        start,
-                                        usize::MAX,
-                                        l,
-                                    )
-                                }),
+                                find_rules_path_run_with::<S, _>(e, &input, start, usize::MAX),
                             ));
                         }
                     }
                     for (engine, at) in got {
                         assert_eq!(
                             at,
-                            (want, want_last),
+                            want,
                             "{name}, {engine}: {} from {start}",
                             input.escape_ascii()
                         );

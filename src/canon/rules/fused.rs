@@ -40,14 +40,6 @@ pub(crate) fn fusable(set: &RuleSet) -> bool {
         && !(on.has(Rule::TrailingSlash) && g.trailing_slash == TrailingSlash::Remove)
 }
 
-/// Whether the scan that takes a URL for `set`'s fused rules tells where
-/// its path's last segment starts and whether it holds a dot
-/// (`fast::PathFacts`): only when a rule asks (`index-file`,
-/// `trailing-slash`), for the scan pays for it at every step.
-pub(crate) fn needs_last_segment(set: &RuleSet) -> bool {
-    path::needs_last_segment(set.global())
-}
-
 /// The edits [`plan`] decided on.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Plan {

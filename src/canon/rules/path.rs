@@ -6,11 +6,9 @@
 //! holding what they look for (`;`, `(`, `//`, an upper-case letter) takes
 //! it: one scan of sixteen bytes a step answers for all of them. For a URL
 //! the fused rules take, the canonicalizer's own scan has answered already
-//! (`fast::PathFacts`), and the path is not read again for them, nor for
-//! the last segment's rules (index file, trailing slash), which the scan
-//! told where that segment starts and whether it holds a dot. In place,
-//! those rules look only at the bytes after the last `/`, and edit the
-//! path where it is.
+//! (`fast::PathFacts`), and the path is not read again for them. The last
+//! segment's rules (index file, trailing slash) look only at the bytes after
+//! the last `/`, and edit the path where it is.
 
 use super::apply::{InPlace, Scratch};
 use super::{Config, Rule, RuleMask, TrailingSlash};
@@ -147,8 +145,7 @@ pub(crate) fn apply(cfg: &Config, url: &mut InPlace<'_>, s: &mut Scratch, fired:
 /// `lowercase-path` nor `trailing-slash=remove` (which the fused rules
 /// leave to them). `facts`: what the scan that took the URL saw in the
 /// path (`fast::scan_canonical`), so that the path is read again only when
-/// a segment rule may fire, and its last segment is known (where it
-/// starts, whether it holds a dot) without reading it.
+/// a segment rule may fire, and then its last segment only.
 #[inline]
 pub(crate) fn plan(
     cfg: &Config,
@@ -170,10 +167,9 @@ pub(crate) fn plan(
     if on.0 & LAST_SEGMENT_RULES.0 == 0 {
         return Some((path.len(), false));
     }
-    let seg = facts.last_segment as usize - ps;
-    debug_assert_eq!((seg, facts.dot), last_segment_of(path));
+    let (seg, dot) = last_segment_within(input, ps, pe);
     let mut kept = path.len();
-    let mut last = (path.len() - seg, facts.dot);
+    let mut last = (path.len() - seg, dot);
     if on.has(Rule::IndexFile) && last.0 > 0 && cfg.is_index_file(&path[seg..]) {
         kept = seg;
         last = (0, false);
@@ -187,6 +183,36 @@ pub(crate) fn plan(
         fired.insert(Rule::TrailingSlash);
     }
     Some((kept, slash))
+}
+
+/// [`last_segment_of`] the path `input[ps..pe]` (which starts with `/`),
+/// read from its end sixteen bytes a step where it lies: where its last
+/// segment starts (relative to `ps`) and whether that holds a `.`. Most
+/// last segments are found in the first step.
+#[inline]
+fn last_segment_within(input: &[u8], ps: usize, pe: usize) -> (usize, bool) {
+    if input.len() < 16 {
+        return last_segment_of(&input[ps..pe]);
+    }
+    let mut dot = false;
+    let mut end = pe;
+    loop {
+        // The sixteen bytes that end at `end`, or the first sixteen; the
+        // lanes of the path before `end` that were not read yet.
+        let from = end.saturating_sub(16);
+        let chunk: &[u8; 16] = input[from..from + 16].try_into().expect("16 bytes");
+        let lanes = ((1u32 << (end - from)) - 1) & !((1u32 << ps.saturating_sub(from)) - 1);
+        let slashes = members::<Slash>(chunk) & lanes;
+        let dots = members::<Dot>(chunk) & lanes;
+        if slashes != 0 {
+            let k = 31 - slashes.leading_zeros();
+            return (from + k as usize + 1 - ps, dot || dots >> k != 0);
+        }
+        dot |= dots != 0;
+        // The path starts with `/`: a step that holds `ps` found one.
+        debug_assert!(from > ps);
+        end = from;
+    }
 }
 
 /// Whether the segment pass of the rules `on` changes `path`.
@@ -254,12 +280,6 @@ pub(crate) fn add_slash(
         url.replace(s, pe, pe, b"/");
         fired.insert(Rule::TrailingSlash);
     }
-}
-
-/// Whether the path rules of `cfg` ask where the last segment starts and
-/// whether it holds a dot (the fused rules' scan then finds it).
-pub(crate) fn needs_last_segment(cfg: &Config) -> bool {
-    cfg.enabled.0 & LAST_SEGMENT_RULES.0 != 0
 }
 
 /// The rules of the last segment.
@@ -515,6 +535,30 @@ mod tests {
             };
             assert_eq!(scan(&path), want, "{}", path.escape_ascii());
         }
+    }
+
+    /// [`last_segment_within`] against [`last_segment_of`], on paths of
+    /// every length at every offset of a longer input (bytes before the
+    /// path, `/` and `.` among them, must not count).
+    #[test]
+    fn last_segment_within_matches_a_byte_loop() {
+        let mut input = Vec::new();
+        let mut checked = 0;
+        for n in 0..20_000u32 {
+            let len = 1 + (n % 60) as usize;
+            generated(n, len, 13, &mut input);
+            let ps = (n as usize / 7) % len;
+            // A path starts with `/`.
+            input[ps] = b'/';
+            for pe in ps + 1..=len {
+                let want = last_segment_of(&input[ps..pe]);
+                let got = last_segment_within(&input, ps, pe);
+                assert_eq!(got, want, "{} {ps}..{pe}", input.escape_ascii());
+                checked += usize::from(pe - ps - want.0 > 16);
+            }
+        }
+        // Last segments longer than one step were among them.
+        assert!(checked > 100, "{checked}");
     }
 
     #[test]
