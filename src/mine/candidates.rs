@@ -199,8 +199,8 @@ impl Rule {
                 (lower != path).then(|| join(&lower, query))
             }
             Rule::Rewrite { regex, replace, .. } => {
-                // Most of a host's URLs do not match: telling so is cheaper
-                // than a search for captures (and `is_match` needs none).
+                // A URL the rule does not match is told so without a
+                // search for captures (`is_match` needs none).
                 if !regex.is_match(target) {
                     return None;
                 }
