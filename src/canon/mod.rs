@@ -477,8 +477,8 @@ impl Canonicalizer {
     }
 
     /// Which fast path [`run`](Self::run) tries on `input` in `mode`: the
-    /// one decision that `run` and
-    /// [`target_is_canonical`](Self::target_is_canonical) both take.
+    /// decision that [`LineScan::canonical_len`] takes too, once it knows
+    /// the line's length.
     #[inline(always)]
     fn fast_path(&self, input: &[u8], mode: Mode) -> FastPath {
         if input.len() > self.max_input_len || self.rules.is_some() {
@@ -498,23 +498,22 @@ impl Canonicalizer {
         }
     }
 
-    /// Whether [`canonicalize_target`](Self::canonicalize_target) would
-    /// append `input` itself, as far as the fast path's scan alone can tell,
-    /// with nothing copied: `false` means "not known", and the caller
-    /// canonicalizes `input`. For a caller that can write a run of such
-    /// inputs from where they lie (the plain pipe: a line that is its own
-    /// canonical URL is its own output line), which saves the copy of each
-    /// and the return of its parts.
-    #[inline]
-    pub(crate) fn target_is_canonical(&mut self, input: &[u8]) -> bool {
-        let origin = match self.fast_path(input, Mode::Target) {
-            FastPath::Http => false,
-            FastPath::Target => true,
-            FastPath::Parser | FastPath::NotTried => return false,
-        };
+    /// The scan that tells which lines of a list of URLs
+    /// [`canonicalize_target`](Self::canonicalize_target) would append as
+    /// they are ([`LineScan`]), with the fast path's decisions that do not
+    /// depend on the line taken once; `None` with rules, which the fast
+    /// path leaves alone.
+    pub(crate) fn line_scan(&mut self) -> Option<LineScan> {
+        if self.rules.is_some() {
+            return None;
+        }
+        // As after any input the fast path takes.
         self.fired_last = false;
-        let rfc3986 = self.profile.normalizes_escapes();
-        fast::is_canonical(input, rfc3986, origin)
+        Some(LineScan {
+            strict_escapes: self.profile.normalizes_escapes(),
+            base: self.base.is_some(),
+            max_len: self.max_input_len,
+        })
     }
 
     /// [`canonicalize_target`](Self::canonicalize_target) of a request
@@ -859,5 +858,42 @@ impl Canonicalizer {
                 })
             }
         }
+    }
+}
+
+/// A canonicalizer's fast path for lines of a list of URLs, from
+/// [`Canonicalizer::line_scan`]: with no rules, what `canonicalize_target`
+/// would do with a line, told by the scan that finds the line's end.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LineScan {
+    strict_escapes: bool,
+    /// Origin-form targets are resolved against a base: not taken.
+    base: bool,
+    /// The longest input the canonicalizer takes.
+    max_len: usize,
+}
+
+impl LineScan {
+    /// Whether [`Canonicalizer::canonicalize_target`] would append the
+    /// line that starts `rest` (the rest of a list of URLs) as it is, as
+    /// far as the fast path's scan alone can tell, with nothing copied: if
+    /// so, the line's length, the index of its `\n`, which the scan finds;
+    /// `None` means "not known" (or no `\n` follows), and the caller finds
+    /// the line's end and canonicalizes it. For a caller that writes a run
+    /// of such lines from where they lie (the plain pipe: a line that is
+    /// its own canonical URL is its own output line), which saves the copy
+    /// of each, the return of its parts and a search for each line's end.
+    ///
+    /// `chunk` is the engine of the caller's loop, which runs under
+    /// `simd::dispatch`, as for [`Canonicalizer::target_in_line`].
+    #[inline(always)]
+    pub(crate) fn canonical_len<C: Chunk>(self, chunk: C, rest: &[u8]) -> Option<usize> {
+        // `Canonicalizer::fast_path` of the line.
+        let origin = rest.first() == Some(&b'/');
+        if origin && self.base {
+            return None;
+        }
+        let len = fast::canonical_line_with(chunk, rest, self.strict_escapes, origin)?;
+        (len <= self.max_len).then_some(len)
     }
 }

@@ -12,6 +12,10 @@
 //! output; full, each wanted field's URL is canonicalized with everything
 //! the options ask for and the line's slots go to the sink. Both turn a
 //! record's field into what to canonicalize in one place (`field_input`).
+//! One loop stands apart, for speed: a bare `plain` piece whose output is
+//! the URL and a `\n` (`Worker::as_is_lines`), where a line that is its own
+//! canonical URL is its own output and the scan that says so finds its
+//! end; the other lines go the bare path one at a time.
 
 use std::sync::Arc;
 
@@ -23,6 +27,7 @@ use super::stats::{Stats, Why};
 use super::{Done, FileCtx, Job, Mode, Options};
 use crate::canon::rules::RuleMask;
 use crate::canon::surt::surt;
+use crate::canon::LineScan;
 use crate::input::range::read_owned_lines;
 use crate::input::Piece;
 use crate::log::info::Info;
@@ -241,7 +246,32 @@ impl<R: Extract, S: Sink> simd::Job for InLineLoop<'_, R, S> {
             piece,
             out,
         } = self;
-        worker.each_line::<R, S, C, true, false>(sink, reader, Some(chunk), &piece, out);
+        worker.each_line::<R, S, C, true>(sink, reader, Some(chunk), &piece, out);
+    }
+}
+
+/// [`Worker::as_is_lines`] as a job of `simd::dispatch`: the loop is
+/// compiled for the engine the CPU has.
+struct AsIsLoop<'a, 'p, S> {
+    worker: &'a mut Worker,
+    sink: &'a mut S,
+    scan: LineScan,
+    piece: &'a PieceLines<'p>,
+    out: &'a mut PieceOut,
+}
+
+impl<S: Sink> simd::Job for AsIsLoop<'_, '_, S> {
+    type Output = ();
+    #[inline(always)]
+    fn run<C: Chunk>(self, chunk: C) {
+        let AsIsLoop {
+            worker,
+            sink,
+            scan,
+            piece,
+            out,
+        } = self;
+        worker.as_is_lines(sink, chunk, scan, piece, out);
     }
 }
 
@@ -422,9 +452,9 @@ impl Worker {
         self.reader = Some((id, reader));
     }
 
-    /// The line loop of a `plain` piece. With `AS_IS` (no rules, and a
-    /// sink whose bare output is the URL and a `\n`), a line that is its
-    /// own canonical URL is its own output.
+    /// The line loop of a `plain` piece: with no rules and a sink whose
+    /// bare output is the URL and a `\n`, [`as_is_lines`](Self::as_is_lines),
+    /// else the one line loop.
     // Out of line (it runs once a piece): inlined into `piece`, its loop's
     // code moved with the log loops' and cost up to 8 instructions a URL
     // more (pipeline/plain-whatwg 357.6 against 350.6).
@@ -438,12 +468,102 @@ impl Worker {
     ) {
         let (r, none) = (&mut PlainList, None::<simd::Table>);
         if !bare {
-            self.each_line::<_, S, _, false, false>(sink, r, none, piece, out)
-        } else if self.urls.canon.rules().is_none() && sink.url_is_line() {
-            self.each_line::<_, S, _, true, true>(sink, r, none, piece, out)
+            self.each_line::<_, S, _, false>(sink, r, none, piece, out)
+        } else if let Some(scan) = self.urls.canon.line_scan().filter(|_| sink.url_is_line()) {
+            simd::dispatch(AsIsLoop {
+                worker: self,
+                sink,
+                scan,
+                piece,
+                out,
+            });
         } else {
-            self.each_line::<_, S, _, true, false>(sink, r, none, piece, out)
+            self.each_line::<_, S, _, true>(sink, r, none, piece, out)
         }
+    }
+
+    /// The line loop of a bare `plain` piece whose sink writes a URL and a
+    /// `\n` (see [`plain`](Self::plain)): a line that is its own canonical
+    /// URL is its own output. Those lines are not copied one by one but
+    /// written a run at a time from the piece, before the next line that is
+    /// not, and at the end; and the scan that tells that a line is its own
+    /// canonical URL finds where it ends (`scan`), so that most lines are
+    /// read once ([`other_line`](Self::other_line) finds the end of the
+    /// others, and takes them as the one line loop does). It runs as a job
+    /// of `simd::dispatch`, compiled for the CPU's byte-class engine with
+    /// the scan inlined in it.
+    #[inline(always)]
+    fn as_is_lines<S: Sink, C: Chunk>(
+        &mut self,
+        sink: &mut S,
+        chunk: C,
+        scan: LineScan,
+        piece: &PieceLines<'_>,
+        out: &mut PieceOut,
+    ) {
+        let buf = piece.buf;
+        let max_line = self.opts.max_line;
+        let counted = out.stats.lines;
+        let mut lines = 0u64;
+        // `buf[run..at]`: lines that are their own output, with their
+        // `\n`s, not written yet; `at`, where the next line starts.
+        let (mut run, mut at) = (0, 0);
+        while at < buf.len() {
+            let index = lines;
+            lines += 1;
+            if let Some(len) = scan.canonical_len(chunk, &buf[at..]) {
+                if len <= max_line {
+                    at += len + 1;
+                    // Written every few KiB rather than a piece at a time:
+                    // the lines are still in the cache, and the copy stays
+                    // below the size at which glibc's `memcpy` turns to
+                    // `rep movsb`, which callgrind counts a byte at a time
+                    // (the instruction counts of `benches/guard.sh` would
+                    // no longer say what the loop costs).
+                    if at - run >= AS_IS_RUN {
+                        out.out.extend_from_slice(&buf[run..at]);
+                        run = at;
+                    }
+                    continue;
+                }
+            }
+            out.out.extend_from_slice(&buf[run..at]);
+            at = self.other_line(sink, piece, at, index, out);
+            run = at;
+        }
+        out.out.extend_from_slice(&buf[run..at]);
+        out.stats.emit_each(lines - (out.stats.lines - counted));
+    }
+
+    /// The line of a `plain` piece that starts at `at` and is not known to
+    /// be its own output ([`as_is_lines`](Self::as_is_lines)): its end found,
+    /// and the line taken as the one line loop takes it. Returns where the
+    /// next line starts. Out of line: about one line in a hundred of the
+    /// url-dataset lists comes here, and the loop that all the others take
+    /// keeps its registers.
+    #[inline(never)]
+    fn other_line<S: Sink>(
+        &mut self,
+        sink: &mut S,
+        piece: &PieceLines<'_>,
+        at: usize,
+        index: u64,
+        out: &mut PieceOut,
+    ) -> usize {
+        let rest = &piece.buf[at..];
+        let (line, next) = match memchr::memchr(b'\n', rest) {
+            Some(end) => (&rest[..end], at + end + 1),
+            None => (rest, piece.buf.len()),
+        };
+        // As `Lines` cuts it.
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.len() > self.opts.max_line {
+            self.too_long(sink, piece, index, line, out);
+        } else {
+            let none = None::<simd::Table>;
+            self.bare_line(sink, &mut PlainList, none, line, index, out);
+        }
+        next
     }
 
     /// The line loop of a log's piece, over `reader`. On the bare path a
@@ -464,7 +584,7 @@ impl Worker {
     ) {
         let none = None::<simd::Table>;
         if !bare {
-            self.each_line::<R, S, _, false, false>(sink, reader, none, piece, out);
+            self.each_line::<R, S, _, false>(sink, reader, none, piece, out);
         } else if self.opts.field == Field::Request && self.base_prefix.is_none() {
             simd::dispatch(InLineLoop {
                 worker: self,
@@ -474,7 +594,7 @@ impl Worker {
                 out,
             });
         } else {
-            self.each_line::<R, S, _, true, false>(sink, reader, none, piece, out);
+            self.each_line::<R, S, _, true>(sink, reader, none, piece, out);
         }
     }
 
@@ -488,15 +608,11 @@ impl Worker {
     /// - otherwise each wanted field's URL is canonicalized with everything
     ///   the options ask for and the line's slots go to the sink
     ///   ([`full_line`](Self::full_line));
-    /// - `AS_IS` (bare `plain` lines, see [`plain`](Self::plain)): lines
-    ///   that are their own output are not copied one by one but written a
-    ///   run at a time from the piece, before the next line that is not,
-    ///   and at the end.
     ///
     /// Lines too long, skipped or rejected are counted as they come; the
     /// others, emitted, once after the loop (the full path counts its own).
     #[inline(always)]
-    fn each_line<R: Extract, S: Sink, C: Chunk, const BARE: bool, const AS_IS: bool>(
+    fn each_line<R: Extract, S: Sink, C: Chunk, const BARE: bool>(
         &mut self,
         sink: &mut S,
         reader: &mut R,
@@ -508,39 +624,9 @@ impl Worker {
         let counted = out.stats.lines;
         let mut lines = 0u64;
         let mut ends = NO_ENDS;
-        // The run of lines, with their `\n`s, not written yet.
-        let mut as_is = 0..0;
         for line in Lines::new(buf, &mut ends) {
             let index = lines;
             lines += 1;
-            if AS_IS {
-                // `line` lies in `buf`: where it starts there.
-                let at = line.as_ptr() as usize - buf.as_ptr() as usize;
-                let end = at + line.len();
-                if line.len() <= max_line
-                    && buf.get(end) == Some(&b'\n')
-                    && self.urls.canon.target_is_canonical(line)
-                {
-                    if as_is.end != at {
-                        out.out.extend_from_slice(&buf[as_is]);
-                        as_is = at..at;
-                    }
-                    as_is.end = end + 1;
-                    // Written every few KiB rather than a piece at a time:
-                    // the lines are still in the cache, and the copy stays
-                    // below the size at which glibc's `memcpy` turns to
-                    // `rep movsb`, which callgrind counts a byte at a time
-                    // (the instruction counts of `benches/guard.sh` would
-                    // no longer say what the loop costs).
-                    if as_is.len() >= AS_IS_RUN {
-                        out.out.extend_from_slice(&buf[as_is.clone()]);
-                        as_is.start = as_is.end;
-                    }
-                    continue;
-                }
-                out.out.extend_from_slice(&buf[as_is]);
-                as_is = 0..0;
-            }
             if line.len() > max_line {
                 self.too_long(sink, piece, index, line, out);
                 continue;
@@ -567,9 +653,6 @@ impl Worker {
             } else {
                 self.full_line(sink, reader, piece, line, index, out);
             }
-        }
-        if AS_IS {
-            out.out.extend_from_slice(&buf[as_is]);
         }
         out.stats.emit_each(lines - (out.stats.lines - counted));
     }
@@ -1052,8 +1135,8 @@ fn field_input<'a, R: Extract>(
     }
 }
 
-/// The most bytes of lines that are their own output (`AS_IS` in
-/// `Worker::each_line`) kept before they are written.
+/// The most bytes of lines that are their own output kept before they are
+/// written (`Worker::as_is_lines`).
 const AS_IS_RUN: usize = 2048;
 
 /// Bytes a byte range's buffer holds beyond the range: the last line's

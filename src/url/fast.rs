@@ -209,17 +209,28 @@ pub struct PathFacts {
     pub double_slash: bool,
 }
 
-/// Whether [`canonical_http`] (or [`canonical_target`] when `target`)
-/// would take `input` and append it unchanged, found by the scan alone:
-/// nothing is copied and no parts are made. For a caller that writes such
-/// inputs from where they lie.
-#[inline]
-pub fn is_canonical(input: &[u8], strict_escapes: bool, target: bool) -> bool {
-    dispatch(IsCanonical(Scan::<false> {
+/// Whether the URL that starts `input` and ends at its first `\n` (a
+/// line of a list of URLs, `input` the rest of the list) is one that
+/// [`canonical_http`] (or [`canonical_target`] when `target`) would take
+/// alone and append unchanged: if so, its length (the `\n`'s index). Found
+/// by the scan alone: nothing is copied and no parts are made, and the
+/// scan finds the line's end. For a caller that writes such lines from
+/// where they lie (the plain pipe), with `chunk` the engine of its own loop,
+/// which runs under `simd::dispatch` (see [`canonical_target_in_line_with`]).
+/// A URL with no `\n` after it is not taken.
+#[inline(always)]
+pub(crate) fn canonical_line_with<C: Chunk>(
+    chunk: C,
+    input: &[u8],
+    strict_escapes: bool,
+    target: bool,
+) -> Option<usize> {
+    CanonicalLine {
         input,
         strict_escapes,
         target,
-    }))
+    }
+    .run(chunk)
 }
 
 /// Appends `input`, which [`scan_canonical`] took with `parts`, as its
@@ -451,21 +462,51 @@ impl<const RULES: bool> Job for Scan<'_, RULES> {
     }
 }
 
-/// [`Scan`] asked only whether the input is its own canonical form: a job
-/// of its own so that the answer comes back in a register, not as the
-/// offsets in memory (about 11 instructions a line in the plain pipe).
-struct IsCanonical<'a>(Scan<'a, false>);
+/// [`canonical_line_with`] as a job: the scan of the URL that starts
+/// `input` and ends at its first `\n`.
+struct CanonicalLine<'a> {
+    input: &'a [u8],
+    strict_escapes: bool,
+    target: bool,
+}
 
-impl Job for IsCanonical<'_> {
-    type Output = bool;
+impl Job for CanonicalLine<'_> {
+    type Output = Option<usize>;
     #[inline(always)]
-    fn run<C: Chunk>(self, chunk: C) -> bool {
-        self.0.run(chunk).is_some_and(|found| !found.lower_hex)
+    fn run<C: Chunk>(self, chunk: C) -> Option<usize> {
+        let input = self.input;
+        let (found, end) = match (self.target, self.strict_escapes) {
+            (true, true) => target_to::<true, TO_LINE_END, false, C>(chunk, input),
+            (true, false) => target_to::<false, TO_LINE_END, false, C>(chunk, input),
+            (false, true) => http_to::<true, TO_LINE_END, false, C>(chunk, input),
+            (false, false) => http_to::<false, TO_LINE_END, false, C>(chunk, input),
+        }?;
+        (!found.lower_hex).then_some(end)
     }
 }
 
+/// What ends the URL a scan reads (`path_query_fragment`'s `END`): the end
+/// of the input, or the first byte of this value after the URL.
+const TO_INPUT_END: u8 = 0;
+/// A request target in a log line ends at a space.
+const IN_LOG_LINE: u8 = b' ';
+/// A URL on a line of its own ends at the line's `\n`.
+const TO_LINE_END: u8 = b'\n';
+
+/// The scan of an http(s) or file URL, the whole input: its offsets, or
+/// `None` where the parser could change a byte.
 #[inline(always)]
 fn http<const STRICT: bool, const RULES: bool, C: Chunk>(chunk: C, input: &[u8]) -> Option<Found> {
+    Some(http_to::<STRICT, TO_INPUT_END, RULES, C>(chunk, input)?.0)
+}
+
+/// [`http`] of a URL that ends as `END` says (see [`path_query_fragment`]),
+/// and where the scan ended: the URL's `END`, or the input's end.
+#[inline(always)]
+fn http_to<const STRICT: bool, const END: u8, const RULES: bool, C: Chunk>(
+    chunk: C,
+    input: &[u8],
+) -> Option<(Found, usize)> {
     let (scheme_end, default_port, file) = if input.starts_with(b"https://") {
         (5usize, 443u32, false)
     } else if input.starts_with(b"http://") {
@@ -510,15 +551,17 @@ fn http<const STRICT: bool, const RULES: bool, C: Chunk>(chunk: C, input: &[u8])
         if p.len() >= 3
             && p[1].is_ascii_alphabetic()
             && p[2] == b'|'
-            && (p.len() == 3 || matches!(p[3], b'/' | b'\\' | b'?' | b'#'))
+            && (p.len() == 3
+                || matches!(p[3], b'/' | b'\\' | b'?' | b'#')
+                || (END != TO_INPUT_END && p[3] == END))
         {
             return None;
         }
     }
     let path_start = i;
-    let (query_start, fragment_start, lower_hex, _, facts) =
-        path_query_fragment::<STRICT, false, RULES, C>(chunk, input, i)?;
-    Some(Found {
+    let (query_start, fragment_start, lower_hex, end, facts) =
+        path_query_fragment::<STRICT, END, RULES, C>(chunk, input, i)?;
+    let found = Found {
         scheme_end: scheme_end as u32,
         host_end: host_end as u32,
         port,
@@ -527,7 +570,8 @@ fn http<const STRICT: bool, const RULES: bool, C: Chunk>(chunk: C, input: &[u8])
         fragment_start,
         lower_hex,
         facts,
-    })
+    };
+    Some((found, end))
 }
 
 #[inline(always)]
@@ -535,23 +579,28 @@ fn target<const STRICT: bool, const RULES: bool, C: Chunk>(
     chunk: C,
     input: &[u8],
 ) -> Option<Found> {
+    Some(target_to::<STRICT, TO_INPUT_END, RULES, C>(chunk, input)?.0)
+}
+
+/// [`target`] of a target that ends as `END` says, and where the scan
+/// ended, as [`http_to`] says.
+#[inline(always)]
+fn target_to<const STRICT: bool, const END: u8, const RULES: bool, C: Chunk>(
+    chunk: C,
+    input: &[u8],
+) -> Option<(Found, usize)> {
     if input.first() != Some(&b'/') {
         return None;
     }
-    Some(target_found(
-        path_query_fragment::<STRICT, false, RULES, C>(chunk, input, 0)?,
-    ))
+    let found = path_query_fragment::<STRICT, END, RULES, C>(chunk, input, 0)?;
+    Some((target_found(found), found.3))
 }
 
 /// [`target`] for a target that lies in a line and ends at the first space
 /// (see [`canonical_target_in_line_with`]): its offsets and where it ends.
 #[inline(always)]
 fn target_in_line<const STRICT: bool, C: Chunk>(chunk: C, line: &[u8]) -> Option<(Found, usize)> {
-    if line.first() != Some(&b'/') {
-        return None;
-    }
-    let found = path_query_fragment::<STRICT, true, false, C>(chunk, line, 0)?;
-    Some((target_found(found), found.3))
+    target_to::<STRICT, IN_LOG_LINE, false, C>(chunk, line)
 }
 
 /// A target's offsets from what [`path_query_fragment`] returned.
@@ -575,12 +624,16 @@ fn target_found(
 /// fragment, and returns where the query and fragment start (`ABSENT` if
 /// none), whether an escape has lower-case hex digits and where the scan
 /// ended, or `None` at the first byte the parser would change. `STRICT`:
-/// escapes are checked as the `rfc3986` profile writes them. `IN_LINE`:
-/// `input` is the rest of a log line and the URL ends at its first space
-/// (it must have one); `\` is then never taken, because in a log line it
-/// starts the logger's escape (the strict sets stop at it already, the
-/// others are swapped for ones that do). A byte after that space can only
-/// make an escape or dot-segment check fail, as the end of the input would.
+/// escapes are checked as the `rfc3986` profile writes them. `END`: what
+/// ends the URL. [`TO_INPUT_END`]: the input's end. Any other byte: the
+/// URL ends at its first `END` (it must have one), and `input` goes on past
+/// it: [`IN_LOG_LINE`], the rest of a log line, where the URL ends at a
+/// space and `\` is never taken, because in a log line it starts the
+/// logger's escape (the strict sets stop at it already, the others are
+/// swapped for ones that do); [`TO_LINE_END`], the rest of a list of URLs,
+/// where it ends at a `\n` (every set stops at both). A byte after the
+/// `END` can only make an escape or dot-segment check fail, as the end of
+/// the input would.
 /// `RULES`: the scan also stops at `;`, `(` and the second `/` of `//` in
 /// the path, notes them in the [`PathFacts`] returned last, and goes on.
 ///
@@ -588,11 +641,13 @@ fn target_found(
 /// call (register saves, its constants loaded again) cost about 57
 /// instructions per URL on `kasztp.txt` (`benches/instructions.sh`).
 #[inline(always)]
-fn path_query_fragment<const STRICT: bool, const IN_LINE: bool, const RULES: bool, C: Chunk>(
+fn path_query_fragment<const STRICT: bool, const END: u8, const RULES: bool, C: Chunk>(
     chunk: C,
     input: &[u8],
     mut i: usize,
 ) -> Option<(u32, u32, bool, usize, PathFacts)> {
+    // The log line's target: `\\` is the logger's escape (see the doc).
+    let in_line = END == IN_LOG_LINE;
     let len = input.len();
     let mut lower = false;
     let mut facts = PathFacts::default();
@@ -634,7 +689,8 @@ fn path_query_fragment<const STRICT: bool, const IN_LINE: bool, const RULES: boo
             }
             b'%' => i = escapes::<STRICT>(input, i, &mut lower)?,
             b'?' | b'#' => break,
-            b' ' if IN_LINE => break,
+            b' ' if END == IN_LOG_LINE => break,
+            b'\n' if END == TO_LINE_END => break,
             _ => return None,
         }
     }
@@ -648,21 +704,22 @@ fn path_query_fragment<const STRICT: bool, const IN_LINE: bool, const RULES: boo
             // general parser, as rare in logs as they are.
             i = if STRICT {
                 find_with::<Rfc3986QueryStop, C>(chunk, input, i)
-            } else if IN_LINE {
+            } else if in_line {
                 find_with::<InLineQueryStop, C>(chunk, input, i)
             } else {
                 find_with::<CanonicalQueryStop, C>(chunk, input, i)
             };
             match input.get(i) {
                 None | Some(b'#') => break,
-                Some(b' ') if IN_LINE => break,
+                Some(b' ') if END == IN_LOG_LINE => break,
+                Some(b'\n') if END == TO_LINE_END => break,
                 Some(b'%') => i = escapes::<STRICT>(input, i, &mut lower)?,
                 Some(_) => return None,
             }
         }
     }
     let mut fragment_start = ABSENT;
-    if i < len && (!IN_LINE || input[i] == b'#') {
+    if i < len && (END == TO_INPUT_END || input[i] == b'#') {
         // input[i] == '#'
         fragment_start = i as u32;
         i += 1;
@@ -670,21 +727,23 @@ fn path_query_fragment<const STRICT: bool, const IN_LINE: bool, const RULES: boo
             // Strict: also a second `#` and the bytes RFC 3986 excludes.
             i = if STRICT {
                 find_with::<Rfc3986FragmentStop, C>(chunk, input, i)
-            } else if IN_LINE {
+            } else if in_line {
                 find_with::<InLineFragmentStop, C>(chunk, input, i)
             } else {
                 find_with::<CanonicalFragmentStop, C>(chunk, input, i)
             };
             match input.get(i) {
                 None => break,
-                Some(b' ') if IN_LINE => break,
+                Some(b' ') if END == IN_LOG_LINE => break,
+                Some(b'\n') if END == TO_LINE_END => break,
                 Some(b'%') => i = escapes::<STRICT>(input, i, &mut lower)?,
                 Some(_) => return None,
             }
         }
     }
-    if IN_LINE && i == len {
-        // No space: the line ends inside the request.
+    if END != TO_INPUT_END && i == len {
+        // No `END`: the input ends inside the URL (a log line inside the
+        // request, a piece's last line without its line end).
         return None;
     }
     Some((query_start, fragment_start, lower, i, facts))
@@ -826,6 +885,71 @@ mod tests {
             }
         }
         assert!(taken > 1000, "{taken}");
+    }
+
+    /// [`canonical_line_with`] with the engine `dispatch` chooses.
+    fn canonical_line(input: &[u8], strict_escapes: bool, target: bool) -> Option<usize> {
+        dispatch(CanonicalLine {
+            input,
+            strict_escapes,
+            target,
+        })
+    }
+
+    /// `canonical_line_with` takes a URL followed by a `\n` and more lines
+    /// exactly when `canonical_http` (a target: `canonical_target`) takes
+    /// the URL alone and appends it unchanged: every URL made of a start
+    /// (schemes, hosts, ports, a drive letter, a target's `/`) and up to
+    /// four bytes over an alphabet of the bytes the scans look at (no
+    /// `\n`: the URL ends at one), followed by the rest of a list (and by
+    /// the list's end, which is never taken).
+    #[test]
+    fn line_takes_what_canonical_takes() {
+        const STARTS: [&[u8]; 9] = [
+            b"/",
+            b"http://a",
+            b"https://ex.com",
+            b"http://a:8",
+            b"https://a:443",
+            b"file://",
+            b"file:///C",
+            b"http://1.2",
+            b"ftp://a",
+        ];
+        const ALPHABET: &[u8] = b"a/.%2eE?#|\\:\r ";
+        let mut url = Vec::new();
+        let mut taken = 0;
+        for start in STARTS {
+            for n in 0..=4u32 {
+                for mut k in 0..ALPHABET.len().pow(n) {
+                    url.clear();
+                    url.extend_from_slice(start);
+                    for _ in 0..n {
+                        url.push(ALPHABET[k % ALPHABET.len()]);
+                        k /= ALPHABET.len();
+                    }
+                    let target = url[0] == b'/';
+                    for strict in [false, true] {
+                        let mut alone = Vec::new();
+                        let expected = if target {
+                            canonical_target(&url, strict, &mut alone)
+                        } else {
+                            canonical_http(&url, strict, &mut alone)
+                        };
+                        let expected = expected.and_then(|(_, same)| same.then_some(url.len()));
+                        for rest in [&b"\n"[..], b"\nhttp://b/\n", b"\n%41\n", b"\n./"] {
+                            let list = [&url[..], rest].concat();
+                            let got = canonical_line(&list, strict, target);
+                            let shown = list.escape_ascii().to_string();
+                            assert_eq!(got, expected, "{shown:?} strict {strict}");
+                            taken += usize::from(got.is_some());
+                        }
+                        assert_eq!(canonical_line(&url, strict, target), None);
+                    }
+                }
+            }
+        }
+        assert!(taken > 10_000, "{taken}");
     }
 
     /// Inputs the fast path must take (they are canonical), and inputs it
