@@ -1631,7 +1631,7 @@ mod tests {
                                 window: Some(w),
                             };
                             let client = format!("192.0.2.{}", h % 7);
-                            let row = table.row(key).unwrap();
+                            let mut row = table.row(key).unwrap();
                             row.add(Some(200), Some(size), Some(client.as_bytes()));
                             row.add(Some(304), None, None);
                         }

@@ -109,6 +109,36 @@ fn size_rank(size: u64) -> (u64, u64) {
     (xxh64(&size.to_le_bytes(), SIZE_SEED), size)
 }
 
+/// What one record adds to a row: its status class, its size if it is a
+/// page size (with the size's sampling rank) and its client's hash.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Record {
+    class: StatusClass,
+    size: Option<(u64, u64)>,
+    client: Option<u64>,
+}
+
+impl Record {
+    /// A record's status, body size and client, as [`UrlSummary::add`]
+    /// counts them.
+    pub(crate) fn of(status: Option<u16>, bytes: Option<u64>, client: Option<&[u8]>) -> Record {
+        let class = StatusClass::of(status);
+        // A 200 with no body (HEAD, or `-`) says nothing about the page's size.
+        let size = match (class, bytes) {
+            (StatusClass::Ok200, Some(size @ 1..)) => Some(size_rank(size)),
+            _ => None,
+        };
+        let client = client
+            .filter(|c| !c.is_empty() && *c != b"-")
+            .map(|c| xxh64(c, CLIENT_SEED));
+        Record {
+            class,
+            size,
+            client,
+        }
+    }
+}
+
 /// One summary row's values (its key, host, URL and window, is the table's).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct UrlSummary {
@@ -123,18 +153,23 @@ pub(crate) struct UrlSummary {
 }
 
 impl UrlSummary {
-    /// Counts one record.
+    /// Counts one record (the summary table counts them in its rows:
+    /// `table::RowMut::add`).
+    #[cfg(test)]
     pub(crate) fn add(&mut self, status: Option<u16>, bytes: Option<u64>, client: Option<&[u8]>) {
+        self.add_record(Record::of(status, bytes, client));
+    }
+
+    /// Counts one record, read ([`Record::of`]).
+    pub(crate) fn add_record(&mut self, r: Record) {
         self.hits += 1;
-        let class = StatusClass::of(status);
-        self.status[class as usize] += 1;
-        // A 200 with no body (HEAD, or `-`) says nothing about the page's size.
-        if let (StatusClass::Ok200, Some(size @ 1..)) = (class, bytes) {
-            self.largest = self.largest.max(size);
-            self.add_size(size, 1);
+        self.status[r.class as usize] += 1;
+        if let Some(rank) = r.size {
+            self.largest = self.largest.max(rank.1);
+            self.add_ranked(rank, 1);
         }
-        if let Some(client) = client.filter(|c| !c.is_empty() && *c != b"-") {
-            self.add_client(xxh64(client, CLIENT_SEED));
+        if let Some(hash) = r.client {
+            self.add_client(hash);
         }
     }
 
@@ -462,6 +497,147 @@ impl UrlSummary {
     }
 }
 
+/// A row's values in 40 bytes, where a [`UrlSummary`] takes 200: the
+/// summary table's form of its rows ([`super::table`]), most of which are
+/// URLs seen once or a few times. It holds the responses of one status
+/// class, at most one kept size (which is then the largest: every size
+/// counted was kept) and at most one client. A row that outgrows it is kept
+/// as a `UrlSummary` out of line, whose place the packed row holds
+/// ([`Packed::outgrown`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Packed {
+    /// The responses, all of status class `class` (0: an empty row); for
+    /// an outgrown row, the place of its `UrlSummary`.
+    count: u32,
+    /// The responses of the kept size (0: no size kept).
+    size_count: u32,
+    /// The status class (`StatusClass as u8`), or [`Packed::OUTGROWN`].
+    class: u8,
+    has_client: bool,
+    /// The kept size's sampling hash (`size_rank`) and the size.
+    size_hash: u64,
+    size: u64,
+    client: u64,
+}
+
+impl Packed {
+    /// The `class` of an outgrown row.
+    const OUTGROWN: u8 = u8::MAX;
+
+    /// The row at place `at` of the outgrown rows (`at` below `u32::MAX`).
+    pub(crate) fn outgrown_at(at: usize) -> Packed {
+        Packed {
+            count: at as u32,
+            class: Packed::OUTGROWN,
+            ..Packed::default()
+        }
+    }
+
+    /// The place of the row's `UrlSummary` when it has outgrown this form.
+    #[inline]
+    pub(crate) fn outgrown(&self) -> Option<usize> {
+        (self.class == Packed::OUTGROWN).then_some(self.count as usize)
+    }
+
+    /// Counts one record, if this form holds the result (`false`: nothing
+    /// changed, the row has outgrown it). Not for an outgrown row.
+    #[inline]
+    pub(crate) fn add(&mut self, r: Record) -> bool {
+        debug_assert!(self.outgrown().is_none());
+        let class = r.class as u8;
+        if self.count == 0 {
+            *self = Packed {
+                count: 1,
+                class,
+                ..Packed::default()
+            };
+        } else if self.class != class
+            || self.count == u32::MAX
+            || r.size
+                .is_some_and(|(_, size)| self.size_count != 0 && self.size != size)
+            || r.client
+                .is_some_and(|c| self.has_client && self.client != c)
+        {
+            return false;
+        } else {
+            self.count += 1;
+        }
+        if let Some((hash, size)) = r.size {
+            self.size_hash = hash;
+            self.size = size;
+            self.size_count += 1;
+        }
+        if let Some(c) = r.client {
+            self.client = c;
+            self.has_client = true;
+        }
+        true
+    }
+
+    /// The packed form of `s`, if it has one.
+    pub(crate) fn of(s: &UrlSummary) -> Option<Packed> {
+        if *s == UrlSummary::default() {
+            return Some(Packed::default());
+        }
+        let count = u32::try_from(s.hits).ok()?;
+        let class = s.status.iter().position(|&n| n != 0)?;
+        if s.status[class] != s.hits
+            || s.status[class + 1..].iter().any(|&n| n != 0)
+            || s.sizes.len() > 1
+            || s.clients.len() > 1
+        {
+            return None;
+        }
+        let mut p = Packed {
+            count,
+            class: class as u8,
+            ..Packed::default()
+        };
+        if let Some(z) = s.sizes.first() {
+            p.size_count = u32::try_from(z.count).ok().filter(|&n| n > 0)?;
+            (p.size_hash, p.size) = z.rank;
+        }
+        if p.size != s.largest {
+            return None;
+        }
+        if let Some(&c) = s.clients.first() {
+            p.client = c;
+            p.has_client = true;
+        }
+        Some(p)
+    }
+
+    /// The row's values as a `UrlSummary`, written into `s`. Not for an
+    /// outgrown row.
+    pub(crate) fn fill(&self, s: &mut UrlSummary) {
+        debug_assert!(self.outgrown().is_none());
+        s.hits = self.count.into();
+        s.status = [0; StatusClass::COUNT];
+        if self.count != 0 {
+            s.status[usize::from(self.class)] = self.count.into();
+        }
+        s.largest = self.size;
+        s.sizes.clear();
+        if self.size_count != 0 {
+            s.sizes.push(Ranked {
+                rank: (self.size_hash, self.size),
+                count: self.size_count.into(),
+            });
+        }
+        s.clients.clear();
+        if self.has_client {
+            s.clients.push(self.client);
+        }
+    }
+
+    /// The row's values as a `UrlSummary`. Not for an outgrown row.
+    pub(crate) fn summary(&self) -> UrlSummary {
+        let mut s = UrlSummary::default();
+        self.fill(&mut s);
+        s
+    }
+}
+
 /// A summary row's key: host, URL, window start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct Key<'a> {
@@ -661,6 +837,68 @@ mod tests {
             }
             assert_eq!(merged, whole, "round {round}");
         }
+    }
+
+    #[test]
+    fn packed_rows_hold_what_summaries_hold() {
+        let mut rng = Rng(0x51ed_2701);
+        let mut scratch = summarize(&records(&mut rng, 50, 40, 30));
+        let (mut packed, mut outgrown) = (0, 0);
+        for round in 0..3_000u64 {
+            // One status, size and client in some rounds (rows that stay
+            // packed however many records they count), a few in others.
+            let few = |rng: &mut Rng, n: u64| if round % 4 == 0 { 0 } else { rng.below(n) };
+            let n = 1 + rng.below(8);
+            let (mut whole, mut p, mut out) = (UrlSummary::default(), Packed::default(), None);
+            for _ in 0..n {
+                let status = [Some(200), Some(404), None, Some(200)][few(&mut rng, 4) as usize];
+                let bytes = [Some(512), Some(0), None, Some(700)][few(&mut rng, 4) as usize];
+                let client = [&b"10.0.0.1"[..], b"-", b"10.0.0.2", b""][few(&mut rng, 4) as usize];
+                let r = super::Record::of(status, bytes, Some(client));
+                whole.add_record(r);
+                match &mut out {
+                    Some(s) => UrlSummary::add_record(s, r),
+                    None if p.add(r) => {}
+                    None => {
+                        let mut s = p.summary();
+                        s.add_record(r);
+                        out = Some(s);
+                    }
+                }
+            }
+            match out {
+                // Outgrown: the summary is not one the packed form holds.
+                Some(s) => {
+                    outgrown += 1;
+                    assert_eq!(s, whole, "round {round}");
+                    assert_eq!(Packed::of(&whole), None, "round {round}");
+                }
+                None => {
+                    packed += 1;
+                    assert_eq!(p.summary(), whole, "round {round}");
+                    assert_eq!(Packed::of(&whole), Some(p), "round {round}");
+                    // Written over a summary of many values.
+                    p.fill(&mut scratch);
+                    assert_eq!(scratch, whole, "round {round}");
+                }
+            }
+        }
+        assert!(packed > 1_000 && outgrown > 1_000, "{packed} {outgrown}");
+        // Counts past 32 bits, and values no record makes, are not packed.
+        let mut s = UrlSummary::default();
+        s.add(Some(200), Some(5), None);
+        assert!(Packed::of(&s).is_some());
+        for change in 0..4 {
+            let mut t = s.clone();
+            match change {
+                0 => (t.hits, t.status[0]) = (1 << 32, 1 << 32),
+                1 => t.largest = 6,
+                2 => t.status[3] = 1,
+                _ => t.sizes[0].count = 0,
+            }
+            assert_eq!(Packed::of(&t), None, "change {change}");
+        }
+        assert_eq!(Packed::of(&UrlSummary::default()), Some(Packed::default()));
     }
 
     #[test]
