@@ -133,9 +133,10 @@ impl RowMut<'_> {
     }
 }
 
-/// A row's values as the table holds them, for the merge.
+/// A row's values as a table or a run holds them, for the merge: packed
+/// ([`Packed`]) or not.
 #[derive(Clone, Copy)]
-enum Values<'a> {
+pub(crate) enum Values<'a> {
     Packed(&'a Packed),
     Summary(&'a UrlSummary),
 }
@@ -144,7 +145,7 @@ impl<'a> Values<'a> {
     /// The values as a `UrlSummary`: the outgrown row's own, or the packed
     /// one's written into `scratch`.
     #[inline]
-    fn get<'s>(self, scratch: &'s mut UrlSummary) -> &'s UrlSummary
+    pub(crate) fn get<'s>(self, scratch: &'s mut UrlSummary) -> &'s UrlSummary
     where
         'a: 's,
     {
@@ -157,10 +158,49 @@ impl<'a> Values<'a> {
         }
     }
 
-    fn to_summary(self) -> UrlSummary {
+    /// A copy of the values.
+    pub(crate) fn to_owned(self) -> Owned {
         match self {
-            Values::Summary(s) => s.clone(),
-            Values::Packed(p) => p.summary(),
+            Values::Summary(s) => Owned::Summary(s.clone()),
+            Values::Packed(p) => Owned::Packed(*p),
+        }
+    }
+
+    /// Appends the row of `key` and these values in the binary form
+    /// ([`UrlSummary::write_bin`]).
+    #[inline]
+    pub(crate) fn write_bin(self, key: Key<'_>, out: &mut Vec<u8>) {
+        match self {
+            Values::Summary(s) => s.write_bin(key, out),
+            Values::Packed(p) => p.write_bin(key, out),
+        }
+    }
+}
+
+/// A row's values of its own (a merge's), packed while they fit.
+pub(crate) enum Owned {
+    Packed(Packed),
+    Summary(UrlSummary),
+}
+
+impl Owned {
+    pub(crate) fn values(&self) -> Values<'_> {
+        match self {
+            Owned::Summary(s) => Values::Summary(s),
+            Owned::Packed(p) => Values::Packed(p),
+        }
+    }
+
+    /// Adds `other`'s counts and samples ([`UrlSummary::merge`]).
+    pub(crate) fn merge(&mut self, other: Values<'_>) {
+        if let Owned::Packed(p) = self {
+            *self = Owned::Summary(p.summary());
+        }
+        if let Owned::Summary(s) = self {
+            match other {
+                Values::Summary(o) => s.merge(o),
+                Values::Packed(p) => s.merge_packed(p),
+            }
         }
     }
 }
@@ -360,12 +400,9 @@ impl SummaryTable {
         // writing and parsing decimal text was most of what spilling cost.
         let mut file = BufWriter::new(tempfile::tempfile()?);
         let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
-        let mut scratch = UrlSummary::default();
         for &i in &self.order {
             let r = &self.rows[i as usize];
-            self.values(r)
-                .get(&mut scratch)
-                .write_bin(r.key(&self.keys), &mut buf);
+            self.values(r).write_bin(r.key(&self.keys), &mut buf);
             if buf.len() >= OUT_CHUNK {
                 file.write_all(&buf)?;
                 buf.clear();
@@ -617,8 +654,10 @@ pub(crate) fn finish_all(
         return write_in_ranges(&mut tables, threads, RANGE_ROWS, out);
     }
     let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
+    let mut scratch = UrlSummary::default();
     let written = each_row(tables, |key, s| {
-        s.write_row(key.host, key.url, key.window, &mut buf);
+        s.get(&mut scratch)
+            .write_row(key.host, key.url, key.window, &mut buf);
         if buf.len() >= OUT_CHUNK {
             out.write_all(&buf).map_err(MergeError::Io)?;
             buf.clear();
@@ -692,8 +731,10 @@ fn write_in_ranges(
             })
             .collect();
         let mut buf = Vec::with_capacity(range_rows.min(RANGE_ROWS) * 256);
+        let mut scratch = UrlSummary::default();
         let written = merge_each(sources, |key, s| {
-            s.write_row(key.host, key.url, key.window, &mut buf);
+            s.get(&mut scratch)
+                .write_row(key.host, key.url, key.window, &mut buf);
             Ok(())
         });
         (buf, written)
@@ -749,7 +790,7 @@ pub(crate) fn write_head(
 /// key order; returns the number of rows.
 pub(crate) fn each_row(
     mut tables: Vec<SummaryTable>,
-    each: impl FnMut(Key<'_>, &UrlSummary) -> Result<(), MergeError>,
+    each: impl FnMut(Key<'_>, Values<'_>) -> Result<(), MergeError>,
 ) -> Result<u64, MergeError> {
     if tables.iter().all(|t| t.runs.is_empty()) {
         let mut sources = Vec::new();
@@ -823,12 +864,11 @@ const OUT_CHUNK: usize = 1 << 16;
 /// sources, and handed to `each`; returns the number of rows.
 fn merge_each<S: SortedRows>(
     mut sources: Vec<S>,
-    mut each: impl FnMut(Key<'_>, &UrlSummary) -> Result<(), MergeError>,
+    mut each: impl FnMut(Key<'_>, Values<'_>) -> Result<(), MergeError>,
 ) -> Result<u64, MergeError> {
     let mut written = 0u64;
     // The sources whose head has the smallest key.
     let mut same: Vec<usize> = Vec::with_capacity(sources.len());
-    let mut scratch = UrlSummary::default();
     loop {
         same.clear();
         let mut min: Option<Key<'_>> = None;
@@ -852,17 +892,16 @@ fn merge_each<S: SortedRows>(
                     .get_or_insert_with(|| {
                         sources[same[0]]
                             .head()
-                            .map(|(_, s)| s.to_summary())
-                            .unwrap_or_default()
+                            .map_or(Owned::Packed(Packed::default()), |(_, s)| s.to_owned())
                     })
-                    .merge(s.get(&mut scratch));
+                    .merge(s);
             }
         }
         match &merged {
-            Some(s) => each(key, s)?,
+            Some(s) => each(key, s.values())?,
             None => {
                 if let Some((_, s)) = sources[same[0]].head() {
-                    each(key, s.get(&mut scratch))?;
+                    each(key, s)?;
                 }
             }
         }
@@ -882,9 +921,10 @@ struct Run {
     line: Vec<u8>,
     number: u64,
     /// The current row's key bytes (host, then URL), the host's length and
-    /// the window; `None` at the end.
+    /// the window (`None` at the end), and its values.
     key: Vec<u8>,
-    head: Option<(usize, Option<i64>, UrlSummary)>,
+    head: Option<(usize, Option<i64>)>,
+    values: Owned,
 }
 
 impl Run {
@@ -895,6 +935,7 @@ impl Run {
             number: 0,
             key: Vec::new(),
             head: None,
+            values: Owned::Packed(Packed::default()),
         };
         run.advance()?;
         Ok(run)
@@ -903,16 +944,9 @@ impl Run {
 
 impl SortedRows for Run {
     fn head(&self) -> Option<(Key<'_>, Values<'_>)> {
-        let (host_len, window, s) = self.head.as_ref()?;
-        let (host, url) = self.key.split_at(*host_len);
-        Some((
-            Key {
-                host,
-                url,
-                window: *window,
-            },
-            Values::Summary(s),
-        ))
+        let (host_len, window) = self.head?;
+        let (host, url) = self.key.split_at(host_len);
+        Some((Key { host, url, window }, self.values.values()))
     }
 
     /// Reads the run's next row, in key order.
@@ -922,13 +956,24 @@ impl SortedRows for Run {
             return Ok(());
         }
         self.number += 1;
-        let (key, s) = UrlSummary::read_bin(&self.line).ok_or_else(|| {
-            MergeError::Io(not_a_row(&format!("(spilled run), row {}", self.number)))
-        })?;
+        // Most rows read packed, without a `UrlSummary` made and moved.
+        let key = match Packed::read_bin(&self.line) {
+            Some((key, p)) => {
+                self.values = Owned::Packed(p);
+                key
+            }
+            None => {
+                let (key, s) = UrlSummary::read_bin(&self.line).ok_or_else(|| {
+                    MergeError::Io(not_a_row(&format!("(spilled run), row {}", self.number)))
+                })?;
+                self.values = Owned::Summary(s);
+                key
+            }
+        };
         self.key.clear();
         self.key.extend_from_slice(key.host);
         self.key.extend_from_slice(key.url);
-        self.head = Some((key.host.len(), key.window, s));
+        self.head = Some((key.host.len(), key.window));
         Ok(())
     }
 }
@@ -1364,8 +1409,10 @@ mod tests {
             t
         };
         let mut serial = Vec::new();
+        let mut scratch = UrlSummary::default();
         each_row(skewed(), |key, s| {
-            s.write_row(key.host, key.url, key.window, &mut serial);
+            s.get(&mut scratch)
+                .write_row(key.host, key.url, key.window, &mut serial);
             Ok(())
         })
         .unwrap();
