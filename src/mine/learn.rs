@@ -447,12 +447,12 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
             let (_, merged) = c
                 .window
                 .get_or_insert_with(|| (window, UrlSummary::default()));
-            merged.merge(&row);
+            row.merge_into(merged);
             let part = match (window, split) {
                 (Some(w), Some(s)) if w >= s => &mut c.confirm,
                 _ => &mut c.learn,
             };
-            part.merge(&row);
+            row.merge_into(part);
         }
         Ok(())
     })

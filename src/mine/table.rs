@@ -166,6 +166,15 @@ impl<'a> Values<'a> {
         }
     }
 
+    /// Adds these values' counts and samples to `s` ([`UrlSummary::merge`]).
+    #[inline]
+    pub(crate) fn merge_into(self, s: &mut UrlSummary) {
+        match self {
+            Values::Summary(o) => s.merge(o),
+            Values::Packed(p) => s.merge_packed(p),
+        }
+    }
+
     /// Appends the row of `key` and these values in the binary form
     /// ([`UrlSummary::write_bin`]).
     #[inline]
@@ -197,10 +206,7 @@ impl Owned {
             *self = Owned::Summary(p.summary());
         }
         if let Owned::Summary(s) = self {
-            match other {
-                Values::Summary(o) => s.merge(o),
-                Values::Packed(p) => s.merge_packed(p),
-            }
+            other.merge_into(s);
         }
     }
 }
@@ -1088,19 +1094,26 @@ pub(crate) fn for_each_row_in(
     name: &str,
     lines: u64,
     form: RowForm,
-    mut each: impl FnMut(Key<'_>, UrlSummary) -> Result<(), MergeError>,
+    mut each: impl FnMut(Key<'_>, Values<'_>) -> Result<(), MergeError>,
 ) -> Result<(), MergeError> {
     match form {
-        RowForm::Text => for_each_row_after(input, name, lines, each),
+        RowForm::Text => for_each_row_after(input, name, lines, |key, row| {
+            each(key, Values::Summary(&row))
+        }),
         RowForm::Binary => {
             let mut input = input;
             let mut body = Vec::new();
             let mut number = 0u64;
             while read_record(&mut input, &mut body).map_err(MergeError::Io)? {
                 number += 1;
+                // Most rows read packed ([`Run::advance`]).
+                if let Some((key, p)) = Packed::read_bin(&body) {
+                    each(key, Values::Packed(&p))?;
+                    continue;
+                }
                 let (key, row) = UrlSummary::read_bin(&body)
                     .ok_or_else(|| MergeError::Io(not_a_row(&format!("{name}, row {number}"))))?;
-                each(key, row)?;
+                each(key, Values::Summary(&row))?;
             }
             Ok(())
         }
