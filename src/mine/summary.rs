@@ -330,7 +330,7 @@ impl UrlSummary {
     /// never seen (most of them) and the sizes' hashes cost nothing to
     /// read back.
     pub(crate) fn write_bin(&self, key: Key<'_>, out: &mut Vec<u8>) {
-        write_bin(
+        write_bin::<BIN_VALUES_MAX, _, _, _>(
             key,
             BinValues {
                 hits: self.hits,
@@ -600,7 +600,7 @@ impl Packed {
     /// writes its `UrlSummary`. Not for an outgrown row.
     pub(crate) fn write_bin(&self, key: Key<'_>, out: &mut Vec<u8>) {
         debug_assert!(self.outgrown().is_none());
-        write_bin(
+        write_bin::<PACKED_BIN_MAX, _, _, _>(
             key,
             BinValues {
                 hits: self.count.into(),
@@ -786,15 +786,18 @@ struct BinValues<S, Z, C> {
 }
 
 /// Appends a record of the binary form ([`UrlSummary::write_bin`]) of the
-/// row of `key` and `values` to `out`.
+/// row of `key` and `values` to `out`; its values take at most `N` bytes
+/// (the buffer made for them: [`BIN_VALUES_MAX`] for any row,
+/// [`PACKED_BIN_MAX`] for a packed one, which is then not 655 bytes set to
+/// zero a row).
 #[inline]
-fn write_bin<S, Z, C>(key: Key<'_>, values: BinValues<S, Z, C>, out: &mut Vec<u8>)
+fn write_bin<const N: usize, S, Z, C>(key: Key<'_>, values: BinValues<S, Z, C>, out: &mut Vec<u8>)
 where
     S: Iterator<Item = (usize, u64)>,
     Z: Iterator<Item = ((u64, u64), u64)>,
     C: Iterator<Item = u64>,
 {
-    let mut v = [0u8; BIN_VALUES_MAX];
+    let mut v = [0u8; N];
     let mut n = 0;
     match key.window {
         Some(w) => {
@@ -845,6 +848,10 @@ where
     out.extend_from_slice(key.url);
     out.extend_from_slice(&v[..n]);
 }
+
+/// The most bytes of a packed row's values in the binary form: as
+/// [`BIN_VALUES_MAX`], with one status class, one size and one client.
+const PACKED_BIN_MAX: usize = 9 + 10 + 2 + 10 + 10 + 1 + (8 + 20) + 1 + 8;
 
 /// Writes `n` as an LEB128 varint (seven bits a byte, low first) at
 /// `buf[*at..]`, moving `at` past it.
