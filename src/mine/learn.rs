@@ -20,7 +20,7 @@ use super::evidence::{
 };
 use super::hints::Hints;
 use super::summary::{Key, UrlSummary};
-use super::table::{self, for_each_row_in, read_head, RowForm, SummaryTable};
+use super::table::{self, for_each_row_in, read_head, Owned, RowForm, SummaryTable};
 use super::{MergeError, MineError};
 use xxhash_rust::xxh64::xxh64;
 
@@ -447,12 +447,12 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
             let (_, merged) = c
                 .window
                 .get_or_insert_with(|| (window, UrlSummary::default()));
-            merged.merge(&row);
+            row.merge_into(merged);
             let part = match (window, split) {
                 (Some(w), Some(s)) if w >= s => &mut c.confirm,
                 _ => &mut c.learn,
             };
-            part.merge(&row);
+            row.merge_into(part);
         }
         Ok(())
     })
@@ -514,20 +514,19 @@ pub(crate) fn summary_for_mining(
     // the row being gathered for its URL: its window (the miner's) and
     // values.
     let (mut key, mut host_len) = (Vec::<u8>::new(), 0);
-    let mut pending: Option<(Option<i64>, UrlSummary)> = None;
+    let mut pending: Option<(Option<i64>, Owned)> = None;
     let mut first = true;
-    let mut flush =
-        |key: &[u8], host_len: usize, pending: &mut Option<(Option<i64>, UrlSummary)>| {
-            if let Some((window, s)) = pending.take() {
-                let (host, url) = key.split_at(host_len);
-                s.write_bin(Key { host, url, window }, &mut buf);
-                if buf.len() >= 1 << 16 {
-                    out.write_all(&buf).map_err(MergeError::Io)?;
-                    buf.clear();
-                }
+    let mut flush = |key: &[u8], host_len: usize, pending: &mut Option<(Option<i64>, Owned)>| {
+        if let Some((window, s)) = pending.take() {
+            let (host, url) = key.split_at(host_len);
+            s.values().write_bin(Key { host, url, window }, &mut buf);
+            if buf.len() >= 1 << 16 {
+                out.write_all(&buf).map_err(MergeError::Io)?;
+                buf.clear();
             }
-            Ok::<(), MergeError>(())
-        };
+        }
+        Ok::<(), MergeError>(())
+    };
     let rows = table::each_row(tables, |row, s| {
         let same_host = !first && &key[..host_len] == row.host;
         let same_url = same_host && &key[host_len..] == row.url;
@@ -547,7 +546,7 @@ pub(crate) fn summary_for_mining(
             Some((w, gathered)) if same_url && *w == window => gathered.merge(s),
             _ => {
                 flush(&key, host_len, &mut pending)?;
-                pending = Some((window, s.clone()));
+                pending = Some((window, s.to_owned()));
             }
         }
         if !same_url {
@@ -1631,7 +1630,7 @@ mod tests {
                                 window: Some(w),
                             };
                             let client = format!("192.0.2.{}", h % 7);
-                            let row = table.row(key).unwrap();
+                            let mut row = table.row(key).unwrap();
                             row.add(Some(200), Some(size), Some(client.as_bytes()));
                             row.add(Some(304), None, None);
                         }

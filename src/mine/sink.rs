@@ -113,7 +113,7 @@ impl RecordSink for WorkerSink {
         let host = url_host(url);
         let key = Key { host, url, window };
         match self.table.row(key) {
-            Ok(row) => {
+            Ok(mut row) => {
                 row.add(status, bytes, client);
                 self.records += 1;
                 if window.is_some() && window != self.last_window {

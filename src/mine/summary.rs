@@ -109,6 +109,36 @@ fn size_rank(size: u64) -> (u64, u64) {
     (xxh64(&size.to_le_bytes(), SIZE_SEED), size)
 }
 
+/// What one record adds to a row: its status class, its size if it is a
+/// page size (with the size's sampling rank) and its client's hash.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Record {
+    class: StatusClass,
+    size: Option<(u64, u64)>,
+    client: Option<u64>,
+}
+
+impl Record {
+    /// A record's status, body size and client, as [`UrlSummary::add`]
+    /// counts them.
+    pub(crate) fn of(status: Option<u16>, bytes: Option<u64>, client: Option<&[u8]>) -> Record {
+        let class = StatusClass::of(status);
+        // A 200 with no body (HEAD, or `-`) says nothing about the page's size.
+        let size = match (class, bytes) {
+            (StatusClass::Ok200, Some(size @ 1..)) => Some(size_rank(size)),
+            _ => None,
+        };
+        let client = client
+            .filter(|c| !c.is_empty() && *c != b"-")
+            .map(|c| xxh64(c, CLIENT_SEED));
+        Record {
+            class,
+            size,
+            client,
+        }
+    }
+}
+
 /// One summary row's values (its key, host, URL and window, is the table's).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct UrlSummary {
@@ -123,18 +153,23 @@ pub(crate) struct UrlSummary {
 }
 
 impl UrlSummary {
-    /// Counts one record.
+    /// Counts one record (the summary table counts them in its rows:
+    /// `table::RowMut::add`).
+    #[cfg(test)]
     pub(crate) fn add(&mut self, status: Option<u16>, bytes: Option<u64>, client: Option<&[u8]>) {
+        self.add_record(Record::of(status, bytes, client));
+    }
+
+    /// Counts one record, read ([`Record::of`]).
+    pub(crate) fn add_record(&mut self, r: Record) {
         self.hits += 1;
-        let class = StatusClass::of(status);
-        self.status[class as usize] += 1;
-        // A 200 with no body (HEAD, or `-`) says nothing about the page's size.
-        if let (StatusClass::Ok200, Some(size @ 1..)) = (class, bytes) {
-            self.largest = self.largest.max(size);
-            self.add_size(size, 1);
+        self.status[r.class as usize] += 1;
+        if let Some(rank) = r.size {
+            self.largest = self.largest.max(rank.1);
+            self.add_ranked(rank, 1);
         }
-        if let Some(client) = client.filter(|c| !c.is_empty() && *c != b"-") {
-            self.add_client(xxh64(client, CLIENT_SEED));
+        if let Some(hash) = r.client {
+            self.add_client(hash);
         }
     }
 
@@ -295,80 +330,28 @@ impl UrlSummary {
     /// never seen (most of them) and the sizes' hashes cost nothing to
     /// read back.
     pub(crate) fn write_bin(&self, key: Key<'_>, out: &mut Vec<u8>) {
-        let mut v = [0u8; BIN_VALUES_MAX];
-        let mut n = 0;
-        match key.window {
-            Some(w) => {
-                v[0] = 1;
-                v[1..9].copy_from_slice(&w.to_le_bytes());
-                n = 9;
-            }
-            None => n += 1,
-        }
-        put_varint_at(self.hits, &mut v, &mut n);
-        let mask_at = n;
-        n += 2;
-        let mut mask = 0u16;
-        for (i, &c) in self.status.iter().enumerate() {
-            if c != 0 {
-                mask |= 1 << i;
-                put_varint_at(c, &mut v, &mut n);
-            }
-        }
-        v[mask_at..mask_at + 2].copy_from_slice(&mask.to_le_bytes());
-        put_varint_at(self.largest, &mut v, &mut n);
-        // At most SIZES_KEPT and CLIENTS_KEPT: one byte each.
-        v[n] = self.sizes.len() as u8;
-        n += 1;
-        for s in &self.sizes {
-            v[n..n + 8].copy_from_slice(&s.rank.0.to_le_bytes());
-            n += 8;
-            put_varint_at(s.rank.1, &mut v, &mut n);
-            put_varint_at(s.count, &mut v, &mut n);
-        }
-        v[n] = self.clients.len() as u8;
-        n += 1;
-        for c in &self.clients {
-            v[n..n + 8].copy_from_slice(&c.to_le_bytes());
-            n += 8;
-        }
-        let mut lengths = [0u8; 24];
-        let mut l = 4;
-        put_varint_at(key.host.len() as u64, &mut lengths, &mut l);
-        let url_len_at = l;
-        put_varint_at(key.url.len() as u64, &mut lengths, &mut l);
-        let body = (l - 4) + key.host.len() + key.url.len() + n;
-        lengths[..4].copy_from_slice(&(body as u32).to_le_bytes());
-        out.reserve(4 + body);
-        out.extend_from_slice(&lengths[..url_len_at]);
-        out.extend_from_slice(key.host);
-        out.extend_from_slice(&lengths[url_len_at..l]);
-        out.extend_from_slice(key.url);
-        out.extend_from_slice(&v[..n]);
+        write_bin::<BIN_VALUES_MAX, _, _, _>(
+            key,
+            BinValues {
+                hits: self.hits,
+                status: self
+                    .status
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &c)| c != 0)
+                    .map(|(i, &c)| (i, c)),
+                largest: self.largest,
+                sizes: self.sizes.iter().map(|s| (s.rank, s.count)),
+                clients: self.clients.iter().copied(),
+            },
+            out,
+        );
     }
 
     /// Reads a record's body as [`UrlSummary::write_bin`] wrote it; `None`
     /// when it is not one.
     pub(crate) fn read_bin(body: &[u8]) -> Option<(Key<'_>, UrlSummary)> {
-        let mut at = 0;
-        let host_len = usize::try_from(get_varint(body, &mut at)?).ok()?;
-        let host = body.get(at..at.checked_add(host_len)?)?;
-        at += host_len;
-        let url_len = usize::try_from(get_varint(body, &mut at)?).ok()?;
-        let url = body.get(at..at.checked_add(url_len)?)?;
-        at += url_len;
-        let window = match *body.get(at)? {
-            0 => {
-                at += 1;
-                None
-            }
-            1 => {
-                let w = i64::from_le_bytes(body.get(at + 1..at + 9)?.try_into().ok()?);
-                at += 9;
-                Some(w)
-            }
-            _ => return None,
-        };
+        let (key, mut at) = read_bin_key(body)?;
         let mut s = UrlSummary {
             hits: get_varint(body, &mut at)?,
             ..UrlSummary::default()
@@ -409,7 +392,25 @@ impl UrlSummary {
             at += 8;
             s.clients.push(c);
         }
-        (at == body.len()).then_some((Key { host, url, window }, s))
+        (at == body.len()).then_some((key, s))
+    }
+
+    /// Adds a packed row's counts and samples, as [`UrlSummary::merge`]
+    /// adds those of its `UrlSummary`. Not for an outgrown row.
+    pub(crate) fn merge_packed(&mut self, p: &Packed) {
+        debug_assert!(p.outgrown().is_none());
+        let count = u64::from(p.count);
+        self.hits += count;
+        if count != 0 {
+            self.status[usize::from(p.class)] += count;
+        }
+        self.largest = self.largest.max(p.size);
+        if p.size_count != 0 {
+            self.add_ranked((p.size_hash, p.size), p.size_count.into());
+        }
+        if p.has_client {
+            self.add_client(p.client);
+        }
     }
 
     /// Reads one row (without its line end): its key and values.
@@ -459,6 +460,216 @@ impl UrlSummary {
             return Err(RowError::Inconsistent);
         }
         Ok((key, s))
+    }
+}
+
+/// A row's values in 40 bytes, where a [`UrlSummary`] takes 200: the
+/// summary table's form of its rows ([`super::table`]), most of which are
+/// URLs seen once or a few times. It holds the responses of one status
+/// class, at most one kept size (which is then the largest: every size
+/// counted was kept) and at most one client. A row that outgrows it is kept
+/// as a `UrlSummary` out of line, whose place the packed row holds
+/// ([`Packed::outgrown`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Packed {
+    /// The responses, all of status class `class` (0: an empty row); for
+    /// an outgrown row, the place of its `UrlSummary`.
+    count: u32,
+    /// The responses of the kept size (0: no size kept).
+    size_count: u32,
+    /// The status class (`StatusClass as u8`), or [`Packed::OUTGROWN`].
+    class: u8,
+    has_client: bool,
+    /// The kept size's sampling hash (`size_rank`) and the size.
+    size_hash: u64,
+    size: u64,
+    client: u64,
+}
+
+impl Packed {
+    /// The `class` of an outgrown row.
+    const OUTGROWN: u8 = u8::MAX;
+
+    /// The row at place `at` of the outgrown rows (`at` below `u32::MAX`).
+    pub(crate) fn outgrown_at(at: usize) -> Packed {
+        Packed {
+            count: at as u32,
+            class: Packed::OUTGROWN,
+            ..Packed::default()
+        }
+    }
+
+    /// The place of the row's `UrlSummary` when it has outgrown this form.
+    #[inline]
+    pub(crate) fn outgrown(&self) -> Option<usize> {
+        (self.class == Packed::OUTGROWN).then_some(self.count as usize)
+    }
+
+    /// Counts one record, if this form holds the result (`false`: nothing
+    /// changed, the row has outgrown it). Not for an outgrown row.
+    #[inline]
+    pub(crate) fn add(&mut self, r: Record) -> bool {
+        debug_assert!(self.outgrown().is_none());
+        let class = r.class as u8;
+        if self.count == 0 {
+            *self = Packed {
+                count: 1,
+                class,
+                ..Packed::default()
+            };
+        } else if self.class != class
+            || self.count == u32::MAX
+            || r.size
+                .is_some_and(|(_, size)| self.size_count != 0 && self.size != size)
+            || r.client
+                .is_some_and(|c| self.has_client && self.client != c)
+        {
+            return false;
+        } else {
+            self.count += 1;
+        }
+        if let Some((hash, size)) = r.size {
+            self.size_hash = hash;
+            self.size = size;
+            self.size_count += 1;
+        }
+        if let Some(c) = r.client {
+            self.client = c;
+            self.has_client = true;
+        }
+        true
+    }
+
+    /// The packed form of `s`, if it has one.
+    pub(crate) fn of(s: &UrlSummary) -> Option<Packed> {
+        if *s == UrlSummary::default() {
+            return Some(Packed::default());
+        }
+        let count = u32::try_from(s.hits).ok()?;
+        let class = s.status.iter().position(|&n| n != 0)?;
+        if s.status[class] != s.hits
+            || s.status[class + 1..].iter().any(|&n| n != 0)
+            || s.sizes.len() > 1
+            || s.clients.len() > 1
+        {
+            return None;
+        }
+        let mut p = Packed {
+            count,
+            class: class as u8,
+            ..Packed::default()
+        };
+        if let Some(z) = s.sizes.first() {
+            p.size_count = u32::try_from(z.count).ok().filter(|&n| n > 0)?;
+            (p.size_hash, p.size) = z.rank;
+        }
+        if p.size != s.largest {
+            return None;
+        }
+        if let Some(&c) = s.clients.first() {
+            p.client = c;
+            p.has_client = true;
+        }
+        Some(p)
+    }
+
+    /// The row's values as a `UrlSummary`, written into `s`. Not for an
+    /// outgrown row.
+    pub(crate) fn fill(&self, s: &mut UrlSummary) {
+        debug_assert!(self.outgrown().is_none());
+        s.hits = self.count.into();
+        s.status = [0; StatusClass::COUNT];
+        if self.count != 0 {
+            s.status[usize::from(self.class)] = self.count.into();
+        }
+        s.largest = self.size;
+        s.sizes.clear();
+        if self.size_count != 0 {
+            s.sizes.push(Ranked {
+                rank: (self.size_hash, self.size),
+                count: self.size_count.into(),
+            });
+        }
+        s.clients.clear();
+        if self.has_client {
+            s.clients.push(self.client);
+        }
+    }
+
+    /// Appends the row in the binary form, as [`UrlSummary::write_bin`]
+    /// writes its `UrlSummary`. Not for an outgrown row.
+    pub(crate) fn write_bin(&self, key: Key<'_>, out: &mut Vec<u8>) {
+        debug_assert!(self.outgrown().is_none());
+        write_bin::<PACKED_BIN_MAX, _, _, _>(
+            key,
+            BinValues {
+                hits: self.count.into(),
+                status: (self.count != 0)
+                    .then_some((usize::from(self.class), self.count.into()))
+                    .into_iter(),
+                largest: self.size,
+                sizes: (self.size_count != 0)
+                    .then_some(((self.size_hash, self.size), self.size_count.into()))
+                    .into_iter(),
+                clients: self.has_client.then_some(self.client).into_iter(),
+            },
+            out,
+        );
+    }
+
+    /// Reads a record's body of the binary form ([`UrlSummary::write_bin`])
+    /// whose values the packed form holds; `None` when it is not one (not
+    /// a record, or values [`UrlSummary::read_bin`] reads).
+    pub(crate) fn read_bin(body: &[u8]) -> Option<(Key<'_>, Packed)> {
+        let (key, mut at) = read_bin_key(body)?;
+        let hits = get_varint(body, &mut at)?;
+        let mut p = Packed {
+            count: u32::try_from(hits).ok()?,
+            ..Packed::default()
+        };
+        let mask = u16::from_le_bytes(body.get(at..at + 2)?.try_into().ok()?);
+        at += 2;
+        match mask {
+            0 if hits == 0 => {}
+            _ if mask.is_power_of_two() && mask >> StatusClass::COUNT == 0 => {
+                if get_varint(body, &mut at)? != hits || hits == 0 {
+                    return None;
+                }
+                p.class = mask.trailing_zeros() as u8;
+            }
+            _ => return None,
+        }
+        let largest = get_varint(body, &mut at)?;
+        match *body.get(at)? {
+            0 => at += 1,
+            1 => {
+                p.size_hash = u64::from_le_bytes(body.get(at + 1..at + 9)?.try_into().ok()?);
+                at += 9;
+                p.size = get_varint(body, &mut at)?;
+                p.size_count = u32::try_from(get_varint(body, &mut at)?)
+                    .ok()
+                    .filter(|&n| n > 0)?;
+            }
+            _ => return None,
+        }
+        match *body.get(at)? {
+            0 => at += 1,
+            1 => {
+                p.client = u64::from_le_bytes(body.get(at + 1..at + 9)?.try_into().ok()?);
+                p.has_client = true;
+                at += 9;
+            }
+            _ => return None,
+        }
+        let empty_but_samples = hits == 0 && p != Packed::default();
+        (largest == p.size && !empty_but_samples && at == body.len()).then_some((key, p))
+    }
+
+    /// The row's values as a `UrlSummary`. Not for an outgrown row.
+    pub(crate) fn summary(&self) -> UrlSummary {
+        let mut s = UrlSummary::default();
+        self.fill(&mut s);
+        s
     }
 }
 
@@ -536,6 +747,111 @@ impl std::error::Error for RowError {}
 /// client hash; a varint of a `u64` takes at most 10 bytes.
 const BIN_VALUES_MAX: usize =
     9 + 10 + 2 + 10 * StatusClass::COUNT + 10 + 1 + (8 + 20) * SIZES_KEPT + 1 + 8 * CLIENTS_KEPT;
+
+/// Reads the key of a record's body of the binary form
+/// ([`UrlSummary::write_bin`]): the key, and where its values start.
+#[inline]
+fn read_bin_key(body: &[u8]) -> Option<(Key<'_>, usize)> {
+    let mut at = 0;
+    let host_len = usize::try_from(get_varint(body, &mut at)?).ok()?;
+    let host = body.get(at..at.checked_add(host_len)?)?;
+    at += host_len;
+    let url_len = usize::try_from(get_varint(body, &mut at)?).ok()?;
+    let url = body.get(at..at.checked_add(url_len)?)?;
+    at += url_len;
+    let window = match *body.get(at)? {
+        0 => {
+            at += 1;
+            None
+        }
+        1 => {
+            let w = i64::from_le_bytes(body.get(at + 1..at + 9)?.try_into().ok()?);
+            at += 9;
+            Some(w)
+        }
+        _ => return None,
+    };
+    Some((Key { host, url, window }, at))
+}
+
+/// A row's values for [`write_bin`]: the status classes counted (class,
+/// count; increasing classes), the kept sizes (rank, count) in the
+/// sample's order and the client hashes.
+struct BinValues<S, Z, C> {
+    hits: u64,
+    status: S,
+    largest: u64,
+    sizes: Z,
+    clients: C,
+}
+
+/// Appends a record of the binary form ([`UrlSummary::write_bin`]) of the
+/// row of `key` and `values` to `out`; its values take at most `N` bytes
+/// (the buffer made for them: [`BIN_VALUES_MAX`] for any row,
+/// [`PACKED_BIN_MAX`] for a packed one, which is then not 655 bytes set to
+/// zero a row).
+#[inline]
+fn write_bin<const N: usize, S, Z, C>(key: Key<'_>, values: BinValues<S, Z, C>, out: &mut Vec<u8>)
+where
+    S: Iterator<Item = (usize, u64)>,
+    Z: Iterator<Item = ((u64, u64), u64)>,
+    C: Iterator<Item = u64>,
+{
+    let mut v = [0u8; N];
+    let mut n = 0;
+    match key.window {
+        Some(w) => {
+            v[0] = 1;
+            v[1..9].copy_from_slice(&w.to_le_bytes());
+            n = 9;
+        }
+        None => n += 1,
+    }
+    put_varint_at(values.hits, &mut v, &mut n);
+    let mask_at = n;
+    n += 2;
+    let mut mask = 0u16;
+    for (i, c) in values.status {
+        mask |= 1 << i;
+        put_varint_at(c, &mut v, &mut n);
+    }
+    v[mask_at..mask_at + 2].copy_from_slice(&mask.to_le_bytes());
+    put_varint_at(values.largest, &mut v, &mut n);
+    // At most SIZES_KEPT and CLIENTS_KEPT: one byte each.
+    let sizes_at = n;
+    n += 1;
+    for ((hash, size), count) in values.sizes {
+        v[sizes_at] += 1;
+        v[n..n + 8].copy_from_slice(&hash.to_le_bytes());
+        n += 8;
+        put_varint_at(size, &mut v, &mut n);
+        put_varint_at(count, &mut v, &mut n);
+    }
+    let clients_at = n;
+    n += 1;
+    for c in values.clients {
+        v[clients_at] += 1;
+        v[n..n + 8].copy_from_slice(&c.to_le_bytes());
+        n += 8;
+    }
+    let mut lengths = [0u8; 24];
+    let mut l = 4;
+    put_varint_at(key.host.len() as u64, &mut lengths, &mut l);
+    let url_len_at = l;
+    put_varint_at(key.url.len() as u64, &mut lengths, &mut l);
+    let body = (l - 4) + key.host.len() + key.url.len() + n;
+    lengths[..4].copy_from_slice(&(body as u32).to_le_bytes());
+    out.reserve(4 + body);
+    out.extend_from_slice(&lengths[..url_len_at]);
+    out.extend_from_slice(key.host);
+    out.extend_from_slice(&lengths[url_len_at..l]);
+    out.extend_from_slice(key.url);
+    out.extend_from_slice(&v[..n]);
+}
+
+/// The most bytes of a packed row's values in the binary form: as
+/// [`BIN_VALUES_MAX`], with one status class, one size and one client.
+const PACKED_BIN_MAX: usize = 9 + 10 + 2 + 10 + 10 + 1 + (8 + 20) + 1 + 8;
 
 /// Writes `n` as an LEB128 varint (seven bits a byte, low first) at
 /// `buf[*at..]`, moving `at` past it.
@@ -664,6 +980,102 @@ mod tests {
     }
 
     #[test]
+    fn packed_rows_hold_what_summaries_hold() {
+        let mut rng = Rng(0x51ed_2701);
+        let mut scratch = summarize(&records(&mut rng, 50, 40, 30));
+        let mut big = scratch.clone();
+        let (mut packed, mut outgrown) = (0, 0);
+        for round in 0..3_000u64 {
+            // One status, size and client in some rounds (rows that stay
+            // packed however many records they count), a few in others.
+            let few = |rng: &mut Rng, n: u64| if round % 4 == 0 { 0 } else { rng.below(n) };
+            let n = 1 + rng.below(8);
+            let (mut whole, mut p, mut out) = (UrlSummary::default(), Packed::default(), None);
+            for _ in 0..n {
+                let status = [Some(200), Some(404), None, Some(200)][few(&mut rng, 4) as usize];
+                let bytes = [Some(512), Some(0), None, Some(700)][few(&mut rng, 4) as usize];
+                let client = [&b"10.0.0.1"[..], b"-", b"10.0.0.2", b""][few(&mut rng, 4) as usize];
+                let r = super::Record::of(status, bytes, Some(client));
+                whole.add_record(r);
+                match &mut out {
+                    Some(s) => UrlSummary::add_record(s, r),
+                    None if p.add(r) => {}
+                    None => {
+                        let mut s = p.summary();
+                        s.add_record(r);
+                        out = Some(s);
+                    }
+                }
+            }
+            match out {
+                // Outgrown: the summary is not one the packed form holds.
+                Some(s) => {
+                    outgrown += 1;
+                    assert_eq!(s, whole, "round {round}");
+                    assert_eq!(Packed::of(&whole), None, "round {round}");
+                    let mut a = Vec::new();
+                    let key = Key {
+                        host: b"",
+                        url: b"/",
+                        window: Some(0),
+                    };
+                    whole.write_bin(key, &mut a);
+                    assert_eq!(Packed::read_bin(&a[4..]), None, "round {round}");
+                }
+                None => {
+                    packed += 1;
+                    assert_eq!(p.summary(), whole, "round {round}");
+                    assert_eq!(Packed::of(&whole), Some(p), "round {round}");
+                    // Written over a summary of many values.
+                    p.fill(&mut scratch);
+                    assert_eq!(scratch, whole, "round {round}");
+                    // And in the binary form.
+                    let key = Key {
+                        host: b"h.example",
+                        url: b"https://h.example/a",
+                        window: [None, Some(3_600)][round as usize % 2],
+                    };
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    p.write_bin(key, &mut a);
+                    whole.write_bin(key, &mut b);
+                    assert_eq!(a, b, "round {round}");
+                    assert_eq!(Packed::read_bin(&a[4..]), Some((key, p)), "round {round}");
+                    // Merged into a summary of many values as its summary is.
+                    let mut merged = big.clone();
+                    merged.merge_packed(&p);
+                    big.merge(&whole);
+                    assert_eq!(merged, big, "round {round}");
+                }
+            }
+        }
+        assert!(packed > 1_000 && outgrown > 1_000, "{packed} {outgrown}");
+        // Counts past 32 bits, and values no record makes, are not packed.
+        let mut s = UrlSummary::default();
+        s.add(Some(200), Some(5), None);
+        assert!(Packed::of(&s).is_some());
+        for change in 0..4 {
+            let mut t = s.clone();
+            match change {
+                0 => (t.hits, t.status[0]) = (1 << 32, 1 << 32),
+                1 => t.largest = 6,
+                2 => t.status[3] = 1,
+                _ => t.sizes[0].count = 0,
+            }
+            assert_eq!(Packed::of(&t), None, "change {change}");
+        }
+        assert_eq!(Packed::of(&UrlSummary::default()), Some(Packed::default()));
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let key = Key {
+            host: b"",
+            url: b"/",
+            window: None,
+        };
+        Packed::default().write_bin(key, &mut a);
+        UrlSummary::default().write_bin(key, &mut b);
+        assert_eq!(a, b);
+    }
+
+    #[test]
     fn kept_sizes_have_their_exact_counts() {
         let mut rng = Rng(42);
         let recs = records(&mut rng, 5_000, 200, 50);
@@ -784,6 +1196,10 @@ mod tests {
                 (host.as_bytes(), url.as_bytes(), *window)
             );
             assert_eq!(&back, s);
+            // Read packed only when the packed form holds the same values.
+            if let Some((k, p)) = Packed::read_bin(body) {
+                assert_eq!((k, &p.summary()), (key, s));
+            }
             // A cut or padded body is not a record.
             assert!(UrlSummary::read_bin(&body[..len - 1]).is_none());
             assert!(UrlSummary::read_bin(&[body, &[0]].concat()).is_none());

@@ -19,36 +19,197 @@ use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use hashbrown::{DefaultHashBuilder, HashTable};
 
 use super::hints::{self, Hints};
-use super::summary::{Key, RowError, UrlSummary};
+use super::summary::{Key, Packed, Record, RowError, UrlSummary};
 
-/// One row of the table: its key, kept in the table's arena of key bytes
-/// (`keys[at..]`: the host, then the URL), and its values.
+/// One row of the table, in one cache line: its key, kept in the table's
+/// arena of key bytes (`keys[at..]`: the host, then the URL), and its
+/// values packed ([`Packed`]; a row that outgrows them has its
+/// `UrlSummary` in the table's `outgrown`). Inserting, sorting and
+/// spilling rows moves a quarter of the bytes that rows holding their
+/// `UrlSummary` (248 bytes) did.
 #[derive(Debug)]
+#[repr(align(64))]
 struct Row {
     at: usize,
-    host_len: usize,
-    url_len: usize,
-    window: Option<i64>,
-    /// The key's hash ([`SummaryTable::hash`]), kept for the map's growth.
-    hash: u64,
-    summary: UrlSummary,
+    /// The window's start, when `host` says the row has one.
+    window: i64,
+    /// The host's length, and [`WINDOWED`] when the row has a window.
+    host: u32,
+    url_len: u32,
+    values: Packed,
 }
 
+/// The bit of [`Row::host`] that says the row has a window; hosts are
+/// shorter.
+const WINDOWED: u32 = 1 << 31;
+
+const _: () = assert!(std::mem::size_of::<Row>() == 64);
+
 impl Row {
+    #[inline]
+    fn host_len(&self) -> usize {
+        (self.host & !WINDOWED) as usize
+    }
+
+    #[inline]
+    fn window(&self) -> Option<i64> {
+        (self.host & WINDOWED != 0).then_some(self.window)
+    }
+
     fn key<'k>(&self, keys: &'k [u8]) -> Key<'k> {
-        let url_at = self.at + self.host_len;
+        let url_at = self.at + self.host_len();
         Key {
             host: &keys[self.at..url_at],
-            url: &keys[url_at..url_at + self.url_len],
-            window: self.window,
+            url: &keys[url_at..url_at + self.url_len as usize],
+            window: self.window(),
         }
     }
 }
 
-/// Bytes a row costs in the table beyond its key bytes (the row, the map's
-/// slot, a few kept sizes and clients): an estimate for the budget, not an
-/// exact count.
-const ROW_COST: usize = 64 + std::mem::size_of::<Row>();
+/// Bytes a row costs in the table beyond its key bytes, for the budget: an
+/// estimate, not an exact count. It is what it was when a row held its
+/// `UrlSummary` (64 bytes for the map's slot, a few kept sizes and clients,
+/// and the 248-byte row), so that the table spills where it did (the
+/// statistics count the rows spilled); a packed row and its slot take 72
+/// bytes, an outgrown one 200 more.
+const ROW_COST: usize = 64 + 248;
+
+/// A slot of the table's map: a row's number and its key's hash
+/// ([`SummaryTable::hash`]), kept for the map's growth and to pass over
+/// other keys without reading their rows.
+#[derive(Clone, Copy)]
+struct Slot {
+    row: u32,
+    hash: u32,
+}
+
+/// The map's hash of a key's 32-bit hash: the map places a key by the low
+/// bits and tells keys apart in a bucket by the top seven.
+#[inline]
+fn spread(hash: u32) -> u64 {
+    u64::from(hash) << 32 | u64::from(hash)
+}
+
+/// A row being added to: its values, packed or outgrown.
+pub(crate) struct RowMut<'t> {
+    values: &'t mut Packed,
+    outgrown: &'t mut Vec<UrlSummary>,
+}
+
+impl RowMut<'_> {
+    /// Counts one record ([`UrlSummary::add`]).
+    pub(crate) fn add(&mut self, status: Option<u16>, bytes: Option<u64>, client: Option<&[u8]>) {
+        let r = Record::of(status, bytes, client);
+        if let Some(at) = self.values.outgrown() {
+            self.outgrown[at].add_record(r);
+        } else if !self.values.add(r) {
+            let mut s = self.values.summary();
+            s.add_record(r);
+            self.outgrow(s);
+        }
+    }
+
+    /// Adds `other`'s counts and samples ([`UrlSummary::merge`]; `other`'s
+    /// samples in their order, as every `UrlSummary` keeps them).
+    pub(crate) fn merge(&mut self, other: &UrlSummary) {
+        if let Some(at) = self.values.outgrown() {
+            self.outgrown[at].merge(other);
+            return;
+        }
+        if *self.values == Packed::default() {
+            if let Some(p) = Packed::of(other) {
+                *self.values = p;
+                return;
+            }
+        }
+        let mut s = self.values.summary();
+        s.merge(other);
+        self.outgrow(s);
+    }
+
+    fn outgrow(&mut self, s: UrlSummary) {
+        *self.values = Packed::outgrown_at(self.outgrown.len());
+        self.outgrown.push(s);
+    }
+}
+
+/// A row's values as a table or a run holds them, for the merge: packed
+/// ([`Packed`]) or not.
+#[derive(Clone, Copy)]
+pub(crate) enum Values<'a> {
+    Packed(&'a Packed),
+    Summary(&'a UrlSummary),
+}
+
+impl<'a> Values<'a> {
+    /// The values as a `UrlSummary`: the outgrown row's own, or the packed
+    /// one's written into `scratch`.
+    #[inline]
+    pub(crate) fn get<'s>(self, scratch: &'s mut UrlSummary) -> &'s UrlSummary
+    where
+        'a: 's,
+    {
+        match self {
+            Values::Summary(s) => s,
+            Values::Packed(p) => {
+                p.fill(scratch);
+                scratch
+            }
+        }
+    }
+
+    /// A copy of the values.
+    pub(crate) fn to_owned(self) -> Owned {
+        match self {
+            Values::Summary(s) => Owned::Summary(s.clone()),
+            Values::Packed(p) => Owned::Packed(*p),
+        }
+    }
+
+    /// Adds these values' counts and samples to `s` ([`UrlSummary::merge`]).
+    #[inline]
+    pub(crate) fn merge_into(self, s: &mut UrlSummary) {
+        match self {
+            Values::Summary(o) => s.merge(o),
+            Values::Packed(p) => s.merge_packed(p),
+        }
+    }
+
+    /// Appends the row of `key` and these values in the binary form
+    /// ([`UrlSummary::write_bin`]).
+    #[inline]
+    pub(crate) fn write_bin(self, key: Key<'_>, out: &mut Vec<u8>) {
+        match self {
+            Values::Summary(s) => s.write_bin(key, out),
+            Values::Packed(p) => p.write_bin(key, out),
+        }
+    }
+}
+
+/// A row's values of its own (a merge's), packed while they fit.
+pub(crate) enum Owned {
+    Packed(Packed),
+    Summary(UrlSummary),
+}
+
+impl Owned {
+    pub(crate) fn values(&self) -> Values<'_> {
+        match self {
+            Owned::Summary(s) => Values::Summary(s),
+            Owned::Packed(p) => Values::Packed(p),
+        }
+    }
+
+    /// Adds `other`'s counts and samples ([`UrlSummary::merge`]).
+    pub(crate) fn merge(&mut self, other: Values<'_>) {
+        if let Owned::Packed(p) = self {
+            *self = Owned::Summary(p.summary());
+        }
+        if let Owned::Summary(s) = self {
+            other.merge_into(s);
+        }
+    }
+}
 
 /// Where the rows of a summary come from, for error messages.
 pub(crate) struct RowSource<'a> {
@@ -83,8 +244,10 @@ impl std::error::Error for SummaryFileError {}
 /// by doubling), a known one a hash of its URL and one comparison.
 pub(crate) struct SummaryTable {
     /// Row numbers, by the hash of their key.
-    index: HashTable<u32>,
+    index: HashTable<Slot>,
     rows: Vec<Row>,
+    /// The values of the rows that outgrew their packed form.
+    outgrown: Vec<UrlSummary>,
     /// The bytes of every row's key.
     keys: Vec<u8>,
     hasher: DefaultHashBuilder,
@@ -107,6 +270,7 @@ impl SummaryTable {
         SummaryTable {
             index: HashTable::new(),
             rows: Vec::new(),
+            outgrown: Vec::new(),
             keys: Vec::new(),
             hasher: DefaultHashBuilder::default(),
             order: Vec::new(),
@@ -120,52 +284,74 @@ impl SummaryTable {
 
     /// The hash of a key. The host is left out: it is a part of the URL in
     /// every row `summarize` makes, and equal keys still hash alike.
-    fn hash(&self, url: &[u8], window: Option<i64>) -> u64 {
+    fn hash(&self, url: &[u8], window: Option<i64>) -> u32 {
         let mut h = self.hasher.build_hasher();
         h.write(url);
         h.write_i64(window.unwrap_or(i64::MIN));
-        h.finish()
+        (h.finish() >> 32) as u32
     }
 
     /// The row of `key`, made empty if it is new. Spills first when the
     /// table is over its budget.
-    pub(crate) fn row(&mut self, key: Key<'_>) -> io::Result<&mut UrlSummary> {
+    pub(crate) fn row(&mut self, key: Key<'_>) -> io::Result<RowMut<'_>> {
         if self.bytes > self.limit || self.rows.len() >= u32::MAX as usize {
             self.spill()?;
+        }
+        if key.host.len() >= WINDOWED as usize || key.url.len() > u32::MAX as usize {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a URL of 2 GiB or more cannot be summarized",
+            ));
         }
         self.order.clear();
         let hash = self.hash(key.url, key.window);
         let (rows, keys) = (&self.rows, &self.keys);
         let entry = self.index.entry(
-            hash,
-            |&i| {
-                let r = &rows[i as usize];
-                r.hash == hash && r.url_len == key.url.len() && r.key(keys) == key
+            spread(hash),
+            |s| {
+                let r = &rows[s.row as usize];
+                s.hash == hash && r.url_len as usize == key.url.len() && r.key(keys) == key
             },
-            |&i| rows[i as usize].hash,
+            |s| spread(s.hash),
         );
         let i = match entry {
-            hashbrown::hash_table::Entry::Occupied(o) => *o.get() as usize,
+            hashbrown::hash_table::Entry::Occupied(o) => o.get().row as usize,
             hashbrown::hash_table::Entry::Vacant(v) => {
                 let i = self.rows.len();
                 // Below u32::MAX: the table spilled otherwise.
-                v.insert(i as u32);
+                v.insert(Slot {
+                    row: i as u32,
+                    hash,
+                });
                 let at = self.keys.len();
                 self.keys.extend_from_slice(key.host);
                 self.keys.extend_from_slice(key.url);
+                // The lengths fit: checked above.
+                let windowed = if key.window.is_some() { WINDOWED } else { 0 };
                 self.rows.push(Row {
                     at,
-                    host_len: key.host.len(),
-                    url_len: key.url.len(),
-                    window: key.window,
-                    hash,
-                    summary: UrlSummary::default(),
+                    window: key.window.unwrap_or(0),
+                    host: key.host.len() as u32 | windowed,
+                    url_len: key.url.len() as u32,
+                    values: Packed::default(),
                 });
                 self.bytes += ROW_COST + key.host.len() + key.url.len();
                 i
             }
         };
-        Ok(&mut self.rows[i].summary)
+        Ok(RowMut {
+            values: &mut self.rows[i].values,
+            outgrown: &mut self.outgrown,
+        })
+    }
+
+    /// A row's values.
+    #[inline]
+    fn values<'t>(&'t self, r: &'t Row) -> Values<'t> {
+        match r.values.outgrown() {
+            Some(at) => Values::Summary(&self.outgrown[at]),
+            None => Values::Packed(&r.values),
+        }
     }
 
     /// Merges one row read from a summary file.
@@ -222,7 +408,7 @@ impl SummaryTable {
         let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
         for &i in &self.order {
             let r = &self.rows[i as usize];
-            r.summary.write_bin(r.key(&self.keys), &mut buf);
+            self.values(r).write_bin(r.key(&self.keys), &mut buf);
             if buf.len() >= OUT_CHUNK {
                 file.write_all(&buf)?;
                 buf.clear();
@@ -241,6 +427,7 @@ impl SummaryTable {
     fn clear(&mut self) {
         self.index.clear();
         self.rows.clear();
+        self.outgrown.clear();
         self.keys.clear();
         self.order.clear();
         self.bytes = 0;
@@ -275,9 +462,9 @@ impl SummaryTable {
 
     /// The next row in key order when the table is merged from memory
     /// (`order` made by [`sort`](Self::sort)).
-    fn sorted_row(&self, n: usize) -> Option<(Key<'_>, &UrlSummary)> {
+    fn sorted_row(&self, n: usize) -> Option<(Key<'_>, Values<'_>)> {
         let r = &self.rows[*self.order.get(n)? as usize];
-        Some((r.key(&self.keys), &r.summary))
+        Some((r.key(&self.keys), self.values(r)))
     }
 }
 
@@ -394,7 +581,7 @@ fn sort_order(rows: &[Row], keys: &[u8]) -> Vec<u32> {
     // several windows, or URLs that share more than the next eight bytes:
     // the bytes every URL of the run shares are skipped at once (they
     // order nothing), instead of eight at a time.
-    let mut exhausted: Vec<(usize, Option<i64>, u32)> = Vec::new();
+    let mut exhausted: Vec<(u32, Option<i64>, u32)> = Vec::new();
     while let Some((start, end, depth)) = runs.pop() {
         let run = &mut entries[start..end];
         let first = url(run[0].row);
@@ -413,7 +600,7 @@ fn sort_order(rows: &[Row], keys: &[u8]) -> Vec<u32> {
             exhausted.clear();
             exhausted.extend(run.iter().map(|e| {
                 let r = &rows[e.row as usize];
-                (r.url_len, r.window, e.row)
+                (r.url_len, r.window(), e.row)
             }));
             exhausted.sort_unstable();
             for (e, &(_, _, row)) in run.iter_mut().zip(&exhausted) {
@@ -473,8 +660,10 @@ pub(crate) fn finish_all(
         return write_in_ranges(&mut tables, threads, RANGE_ROWS, out);
     }
     let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
+    let mut scratch = UrlSummary::default();
     let written = each_row(tables, |key, s| {
-        s.write_row(key.host, key.url, key.window, &mut buf);
+        s.get(&mut scratch)
+            .write_row(key.host, key.url, key.window, &mut buf);
         if buf.len() >= OUT_CHUNK {
             out.write_all(&buf).map_err(MergeError::Io)?;
             buf.clear();
@@ -548,8 +737,10 @@ fn write_in_ranges(
             })
             .collect();
         let mut buf = Vec::with_capacity(range_rows.min(RANGE_ROWS) * 256);
+        let mut scratch = UrlSummary::default();
         let written = merge_each(sources, |key, s| {
-            s.write_row(key.host, key.url, key.window, &mut buf);
+            s.get(&mut scratch)
+                .write_row(key.host, key.url, key.window, &mut buf);
             Ok(())
         });
         (buf, written)
@@ -605,7 +796,7 @@ pub(crate) fn write_head(
 /// key order; returns the number of rows.
 pub(crate) fn each_row(
     mut tables: Vec<SummaryTable>,
-    each: impl FnMut(Key<'_>, &UrlSummary) -> Result<(), MergeError>,
+    each: impl FnMut(Key<'_>, Values<'_>) -> Result<(), MergeError>,
 ) -> Result<u64, MergeError> {
     if tables.iter().all(|t| t.runs.is_empty()) {
         let mut sources = Vec::new();
@@ -640,7 +831,7 @@ pub(crate) fn each_row(
 /// Rows in key order, one per key, for [`merge_each`].
 trait SortedRows {
     /// The current row, `None` at the end.
-    fn head(&self) -> Option<(Key<'_>, &UrlSummary)>;
+    fn head(&self) -> Option<(Key<'_>, Values<'_>)>;
     /// Moves to the next row.
     fn advance(&mut self) -> Result<(), MergeError>;
 }
@@ -654,7 +845,7 @@ struct InMemory<'t> {
 }
 
 impl SortedRows for InMemory<'_> {
-    fn head(&self) -> Option<(Key<'_>, &UrlSummary)> {
+    fn head(&self) -> Option<(Key<'_>, Values<'_>)> {
         if self.next >= self.end {
             return None;
         }
@@ -679,7 +870,7 @@ const OUT_CHUNK: usize = 1 << 16;
 /// sources, and handed to `each`; returns the number of rows.
 fn merge_each<S: SortedRows>(
     mut sources: Vec<S>,
-    mut each: impl FnMut(Key<'_>, &UrlSummary) -> Result<(), MergeError>,
+    mut each: impl FnMut(Key<'_>, Values<'_>) -> Result<(), MergeError>,
 ) -> Result<u64, MergeError> {
     let mut written = 0u64;
     // The sources whose head has the smallest key.
@@ -707,14 +898,13 @@ fn merge_each<S: SortedRows>(
                     .get_or_insert_with(|| {
                         sources[same[0]]
                             .head()
-                            .map(|(_, s)| s.clone())
-                            .unwrap_or_default()
+                            .map_or(Owned::Packed(Packed::default()), |(_, s)| s.to_owned())
                     })
                     .merge(s);
             }
         }
         match &merged {
-            Some(s) => each(key, s)?,
+            Some(s) => each(key, s.values())?,
             None => {
                 if let Some((_, s)) = sources[same[0]].head() {
                     each(key, s)?;
@@ -737,9 +927,10 @@ struct Run {
     line: Vec<u8>,
     number: u64,
     /// The current row's key bytes (host, then URL), the host's length and
-    /// the window; `None` at the end.
+    /// the window (`None` at the end), and its values.
     key: Vec<u8>,
-    head: Option<(usize, Option<i64>, UrlSummary)>,
+    head: Option<(usize, Option<i64>)>,
+    values: Owned,
 }
 
 impl Run {
@@ -750,6 +941,7 @@ impl Run {
             number: 0,
             key: Vec::new(),
             head: None,
+            values: Owned::Packed(Packed::default()),
         };
         run.advance()?;
         Ok(run)
@@ -757,17 +949,10 @@ impl Run {
 }
 
 impl SortedRows for Run {
-    fn head(&self) -> Option<(Key<'_>, &UrlSummary)> {
-        let (host_len, window, s) = self.head.as_ref()?;
-        let (host, url) = self.key.split_at(*host_len);
-        Some((
-            Key {
-                host,
-                url,
-                window: *window,
-            },
-            s,
-        ))
+    fn head(&self) -> Option<(Key<'_>, Values<'_>)> {
+        let (host_len, window) = self.head?;
+        let (host, url) = self.key.split_at(host_len);
+        Some((Key { host, url, window }, self.values.values()))
     }
 
     /// Reads the run's next row, in key order.
@@ -777,13 +962,24 @@ impl SortedRows for Run {
             return Ok(());
         }
         self.number += 1;
-        let (key, s) = UrlSummary::read_bin(&self.line).ok_or_else(|| {
-            MergeError::Io(not_a_row(&format!("(spilled run), row {}", self.number)))
-        })?;
+        // Most rows read packed, without a `UrlSummary` made and moved.
+        let key = match Packed::read_bin(&self.line) {
+            Some((key, p)) => {
+                self.values = Owned::Packed(p);
+                key
+            }
+            None => {
+                let (key, s) = UrlSummary::read_bin(&self.line).ok_or_else(|| {
+                    MergeError::Io(not_a_row(&format!("(spilled run), row {}", self.number)))
+                })?;
+                self.values = Owned::Summary(s);
+                key
+            }
+        };
         self.key.clear();
         self.key.extend_from_slice(key.host);
         self.key.extend_from_slice(key.url);
-        self.head = Some((key.host.len(), key.window, s));
+        self.head = Some((key.host.len(), key.window));
         Ok(())
     }
 }
@@ -898,19 +1094,26 @@ pub(crate) fn for_each_row_in(
     name: &str,
     lines: u64,
     form: RowForm,
-    mut each: impl FnMut(Key<'_>, UrlSummary) -> Result<(), MergeError>,
+    mut each: impl FnMut(Key<'_>, Values<'_>) -> Result<(), MergeError>,
 ) -> Result<(), MergeError> {
     match form {
-        RowForm::Text => for_each_row_after(input, name, lines, each),
+        RowForm::Text => for_each_row_after(input, name, lines, |key, row| {
+            each(key, Values::Summary(&row))
+        }),
         RowForm::Binary => {
             let mut input = input;
             let mut body = Vec::new();
             let mut number = 0u64;
             while read_record(&mut input, &mut body).map_err(MergeError::Io)? {
                 number += 1;
+                // Most rows read packed ([`Run::advance`]).
+                if let Some((key, p)) = Packed::read_bin(&body) {
+                    each(key, Values::Packed(&p))?;
+                    continue;
+                }
                 let (key, row) = UrlSummary::read_bin(&body)
                     .ok_or_else(|| MergeError::Io(not_a_row(&format!("{name}, row {number}"))))?;
-                each(key, row)?;
+                each(key, Values::Summary(&row))?;
             }
             Ok(())
         }
@@ -1005,7 +1208,8 @@ mod tests {
             .collect()
     }
 
-    fn summarize(recs: &[Record], limit: usize) -> (Vec<u8>, u64) {
+    /// A table of `recs` that spills past `limit`.
+    fn table_of(recs: &[Record], limit: usize) -> SummaryTable {
         let mut t = SummaryTable::new(limit);
         for (host, url, window, status, bytes, client) in recs {
             let key = Key {
@@ -1017,6 +1221,11 @@ mod tests {
                 .unwrap()
                 .add(*status, *bytes, Some(client.as_bytes()));
         }
+        t
+    }
+
+    fn summarize(recs: &[Record], limit: usize) -> (Vec<u8>, u64) {
+        let t = table_of(recs, limit);
         let spilled = t.spilled_rows;
         let mut out = Vec::new();
         t.finish(&mut out).unwrap();
@@ -1046,6 +1255,44 @@ mod tests {
         sorted.dedup();
         assert_eq!(keys, sorted);
         assert!(keys.len() > 300, "{} rows", keys.len());
+    }
+
+    #[test]
+    fn rows_are_the_summaries_of_their_records() {
+        // Each key's row as a `UrlSummary` of its own counts it, written
+        // in key order: rows that stay packed (most of a few hundred
+        // records, one a key) and rows that outgrow it (most of many), in
+        // memory and through spilled runs.
+        for n in [300, 20_000] {
+            let recs = records(n);
+            let mut want: std::collections::BTreeMap<_, UrlSummary> = Default::default();
+            for (host, url, window, status, bytes, client) in &recs {
+                want.entry((host.clone(), url.clone(), *window))
+                    .or_default()
+                    .add(*status, *bytes, Some(client.as_bytes()));
+            }
+            let mut text = UrlSummary::header().into_bytes();
+            for ((host, url, window), s) in &want {
+                s.write_row(host.as_bytes(), url.as_bytes(), *window, &mut text);
+            }
+            for limit in [usize::MAX, 1 << 16] {
+                assert!(
+                    summarize(&recs, limit).0 == text,
+                    "{n} records, limit {limit}"
+                );
+            }
+            let t = table_of(&recs, usize::MAX);
+            let (outgrown, rows) = (t.outgrown.len(), t.rows.len());
+            let most = if n < 1_000 {
+                outgrown * 4 < rows
+            } else {
+                outgrown * 4 > rows * 3
+            };
+            assert!(
+                most && outgrown > 0,
+                "{n} records: {outgrown} of {rows} rows outgrown"
+            );
+        }
     }
 
     #[test]
@@ -1175,8 +1422,10 @@ mod tests {
             t
         };
         let mut serial = Vec::new();
+        let mut scratch = UrlSummary::default();
         each_row(skewed(), |key, s| {
-            s.write_row(key.host, key.url, key.window, &mut serial);
+            s.get(&mut scratch)
+                .write_row(key.host, key.url, key.window, &mut serial);
             Ok(())
         })
         .unwrap();
