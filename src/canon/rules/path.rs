@@ -191,6 +191,21 @@ pub(crate) fn plan(
 /// last segments are found in the first step.
 #[inline]
 fn last_segment_within(input: &[u8], ps: usize, pe: usize) -> (usize, bool) {
+    // The first step, for a path that ends sixteen bytes or more into the
+    // input: the sixteen bytes before `pe`, with no lanes left out. The
+    // bytes before `ps` need none: the path's first byte is a `/`, so when
+    // the step reaches back past `ps` the last `/` it finds is at `ps` or
+    // after, and the dots before that `/` do not count anyway.
+    if pe >= 16 {
+        let from = pe - 16;
+        let chunk: &[u8; 16] = input[from..pe].try_into().expect("16 bytes");
+        let slashes = members::<Slash>(chunk);
+        if slashes != 0 {
+            let k = 31 - slashes.leading_zeros();
+            let dots = members::<Dot>(chunk);
+            return (from + k as usize + 1 - ps, dots >> k != 0);
+        }
+    }
     if input.len() < 16 {
         return last_segment_of(&input[ps..pe]);
     }
