@@ -168,6 +168,40 @@ pub(crate) fn parse_time(v: &[u8]) -> Option<i64> {
     }
 }
 
+/// Where the two digits of the seconds are in `v`, a time that
+/// [`parse_time`] reads as a date and a clock (Apache's or ISO 8601's
+/// shape); `None` for any other text. Two such texts that differ only in
+/// those two bytes, digits in both, are times of the same minute: their
+/// values differ by the seconds' difference (`parse_time` checks every
+/// other byte the same way for both, and takes seconds from 00 to 60).
+/// This lets a caller that keeps the last time read the next one of the
+/// same minute without parsing it (`mine::sink`'s cache).
+pub(crate) fn seconds_at(v: &[u8]) -> Option<usize> {
+    let t = trim_quotes(v);
+    let mut at = (v.len() - t.len()) / 2;
+    let t = match t.strip_prefix(b"[") {
+        Some(rest) => {
+            at += 1;
+            rest
+        }
+        None => t,
+    };
+    let t = t.strip_suffix(b"]").unwrap_or(t);
+    // Where `iso8601` and `apache` start their clock, plus six.
+    let seconds = if t.len() >= 10 && t[4] == b'-' {
+        17
+    } else if t.len() >= 20 && t[2] == b'/' {
+        18
+    } else {
+        return None;
+    };
+    let digits = t.get(seconds..seconds + 2)?;
+    digits
+        .iter()
+        .all(u8::is_ascii_digit)
+        .then_some(at + seconds)
+}
+
 /// `yyyy-mm-dd` and `hh:mm:ss` columns (UTC).
 fn w3c_time(date: &[u8], time: &[u8]) -> Option<i64> {
     let days = date_days(date)?;

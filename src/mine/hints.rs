@@ -199,21 +199,27 @@ impl Default for Follow {
     }
 }
 
+/// The hash [`Follow`] knows a client by.
+pub(crate) fn follow_hash(client: &[u8]) -> u64 {
+    xxh64(client, FOLLOW_SEED)
+}
+
 impl Follow {
     /// One record, in input order: `url` (of `host`) requested by `client`
     /// at `time`, answered `status`. Counts a hint in `hints` when it is
     /// the client's next request after a redirect, soon enough, for another
     /// URL of the redirect's host.
+    /// `client` is the client's [`follow_hash`].
     pub(crate) fn record(
         &mut self,
         host: &[u8],
         url: &[u8],
         status: Option<u16>,
         time: i64,
-        client: &[u8],
+        client: u64,
         hints: &mut Hints,
     ) {
-        let hash = xxh64(client, FOLLOW_SEED);
+        let hash = client;
         let slot = &mut self.slots[(hash % CLIENTS_FOLLOWED as u64) as usize];
         if slot.pending && slot.client == hash {
             slot.pending = false;
@@ -259,7 +265,7 @@ mod tests {
                 url.as_bytes(),
                 Some(status),
                 time,
-                client.as_bytes(),
+                follow_hash(client.as_bytes()),
                 &mut hints,
             );
         }
@@ -352,9 +358,23 @@ mod tests {
         let mut f = Follow::default();
         let mut hints = Hints::default();
         let host = b"a.example".as_slice();
-        f.record(host, OLD.as_bytes(), Some(301), 1, b"c", &mut hints);
+        f.record(
+            host,
+            OLD.as_bytes(),
+            Some(301),
+            1,
+            follow_hash(b"c"),
+            &mut hints,
+        );
         f.forget();
-        f.record(host, NEW.as_bytes(), Some(200), 2, b"c", &mut hints);
+        f.record(
+            host,
+            NEW.as_bytes(),
+            Some(200),
+            2,
+            follow_hash(b"c"),
+            &mut hints,
+        );
         assert!(hints.is_empty());
     }
 

@@ -121,16 +121,30 @@ pub(crate) struct Record {
 impl Record {
     /// A record's status, body size and client, as [`UrlSummary::add`]
     /// counts them.
+    #[cfg(test)]
     pub(crate) fn of(status: Option<u16>, bytes: Option<u64>, client: Option<&[u8]>) -> Record {
+        Record::with_client(status, bytes, client.and_then(Record::client_hash))
+    }
+
+    /// The hash a record's client is counted by, `None` for no client
+    /// (empty or `-`).
+    pub(crate) fn client_hash(client: &[u8]) -> Option<u64> {
+        (!client.is_empty() && client != b"-").then(|| xxh64(client, CLIENT_SEED))
+    }
+
+    /// [`Record::of`] with the client's hash made by the caller
+    /// ([`Record::client_hash`]), who may have it from the record before.
+    pub(crate) fn with_client(
+        status: Option<u16>,
+        bytes: Option<u64>,
+        client: Option<u64>,
+    ) -> Record {
         let class = StatusClass::of(status);
         // A 200 with no body (HEAD, or `-`) says nothing about the page's size.
         let size = match (class, bytes) {
             (StatusClass::Ok200, Some(size @ 1..)) => Some(size_rank(size)),
             _ => None,
         };
-        let client = client
-            .filter(|c| !c.is_empty() && *c != b"-")
-            .map(|c| xxh64(c, CLIENT_SEED));
         Record {
             class,
             size,

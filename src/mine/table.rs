@@ -98,8 +98,13 @@ pub(crate) struct RowMut<'t> {
 
 impl RowMut<'_> {
     /// Counts one record ([`UrlSummary::add`]).
+    #[cfg(test)]
     pub(crate) fn add(&mut self, status: Option<u16>, bytes: Option<u64>, client: Option<&[u8]>) {
-        let r = Record::of(status, bytes, client);
+        self.add_record(Record::of(status, bytes, client));
+    }
+
+    /// Counts one record, read ([`Record::of`]).
+    pub(crate) fn add_record(&mut self, r: Record) {
         if let Some(at) = self.values.outgrown() {
             self.outgrown[at].add_record(r);
         } else if !self.values.add(r) {
