@@ -125,6 +125,11 @@ pub(crate) enum Rule {
         family: Family,
         regex: Regex,
         replace: String,
+        /// A slug rule's literal path before the slug (`/books/`), by which
+        /// [`Rule::apply`] rewrites without the regex ([`apply_slug`]); the
+        /// regex ([`slug_rule`]) is not one-pass, so its captures took a
+        /// backtracking search per URL. `None` for the other families.
+        slug: Option<Box<str>>,
     },
     /// `host-aliases = [[from, to]]`: `from` and `to` are `host/` or
     /// `host/prefix/`.
@@ -198,6 +203,9 @@ impl Rule {
                 let lower = path.to_ascii_lowercase();
                 (lower != path).then(|| join(&lower, query))
             }
+            Rule::Rewrite {
+                slug: Some(before), ..
+            } => apply_slug(before, target),
             Rule::Rewrite { regex, replace, .. } => {
                 // A URL the rule does not match is told so without a
                 // search for captures (`is_match` needs none).
@@ -545,11 +553,14 @@ fn skeleton_replacement(skeleton: &str) -> String {
 fn slug_rule(before: &[String]) -> Option<Rule> {
     let mut re = String::from("^/");
     let mut rep = String::from("/");
+    let mut literal = String::from("/");
     for seg in before {
         re.push_str(&regex::escape(seg));
         re.push('/');
         rep.push_str(&seg.replace('$', "$$"));
         rep.push('/');
+        literal.push_str(seg);
+        literal.push('/');
     }
     re.push_str("[^/?]+(/[^?]*[^/?][^?]*(?:\\?.*)?)$");
     rep.push_str("-${1}");
@@ -557,7 +568,30 @@ fn slug_rule(before: &[String]) -> Option<Rule> {
         family: Family::Slug,
         regex: Regex::new(&re).ok()?,
         replace: rep,
+        slug: Some(literal.into()),
     })
+}
+
+/// What the slug rule of the literal path `before` ([`slug_rule`]) makes
+/// of `target`, as its regex and replacement would, by byte tests: the
+/// regex `^BEFORE[^/?]+(/[^?]*[^/?][^?]*(?:\?.*)?)$` matches when
+/// `target` starts with `before`, the segment after it is not empty and
+/// ends at a `/` (not at a `?` or the end), the path after that `/` has a
+/// byte other than `/`, and the query, if any, has no line feed (`.`); the
+/// replacement writes `before`, `-` and the capture (from that `/` on).
+fn apply_slug(before: &str, target: &str) -> Option<String> {
+    let rest = target.strip_prefix(before)?;
+    let end = memchr::memchr2(b'/', b'?', rest.as_bytes())?;
+    if end == 0 || rest.as_bytes()[end] != b'/' {
+        return None;
+    }
+    let (segment, capture) = rest.split_at(end);
+    let (path, query) = split_query(capture);
+    if path.bytes().all(|b| b == b'/') || query.is_some_and(|q| q.contains('\n')) {
+        return None;
+    }
+    // The rewrite changes the target unless its segment is `-` already.
+    (segment != "-").then(|| format!("{before}-{capture}"))
 }
 
 /// A candidate with the pairs that proposed it.
@@ -927,6 +961,7 @@ pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
                         family: Family::Literal,
                         regex,
                         replace: skeleton_replacement(&to),
+                        slug: None,
                     },
                     proposals: 0,
                     refused: None,
@@ -943,6 +978,7 @@ pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
                         family: Family::Substitution,
                         regex,
                         replace: skeleton_replacement(&to),
+                        slug: None,
                     },
                     proposals: 0,
                     refused: None,
@@ -1018,6 +1054,7 @@ pub(crate) fn propose_redirects(urls: &[UrlEntry], th: &Thresholds) -> Vec<Candi
                     family: Family::Redirect,
                     regex: Regex::new(&skeleton_regex(&from)).ok()?,
                     replace: skeleton_replacement(&to),
+                    slug: None,
                 },
                 proposals: n,
                 refused: None,
@@ -1092,6 +1129,7 @@ pub(crate) fn hint_rule(from: &str, to: &str) -> Option<Rule> {
         family: Family::Moved,
         regex,
         replace: format!("{}${{1}}", new.replace('$', "$$")),
+        slug: None,
     })
 }
 
@@ -1241,9 +1279,55 @@ mod tests {
             family: Family::Substitution,
             regex: re,
             replace: skeleton_replacement("/story_\0/"),
+            slug: None,
         };
         assert_eq!(rule.apply("/story/?id=12").as_deref(), Some("/story_12"));
         assert_eq!(rule.apply("/story_12/"), None);
+    }
+
+    #[test]
+    fn slug_rules_apply_as_their_regex_does() {
+        // Every target of up to six characters of an alphabet with the
+        // bytes the regex tells apart (and a two-byte character), after
+        // paths that do and do not start with the rule's.
+        const ALPHABET: [&str; 7] = ["/", "?", "-", "a", "\n", "é", "."];
+        let mut tails = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..6 {
+            last = last
+                .iter()
+                .flat_map(|t| ALPHABET.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            tails.extend(last.iter().cloned());
+        }
+        let befores: [&[&str]; 4] = [&[], &["books"], &["a.b", "$1"], &["é", "-"]];
+        let mut rewritten = 0;
+        for before in befores {
+            let segs: Vec<String> = before.iter().map(|s| s.to_string()).collect();
+            let fast = slug_rule(&segs).unwrap();
+            let Rule::Rewrite { regex, replace, .. } = &fast else {
+                panic!("a slug rule is a rewrite");
+            };
+            let by_regex = Rule::Rewrite {
+                family: Family::Slug,
+                regex: regex.clone(),
+                replace: replace.clone(),
+                slug: None,
+            };
+            let literal = format!(
+                "/{}",
+                segs.iter().map(|s| format!("{s}/")).collect::<String>()
+            );
+            for start in [literal.as_str(), "/", "/books", "/x/"] {
+                for tail in &tails {
+                    let target = format!("{start}{tail}");
+                    let want = by_regex.apply(&target);
+                    rewritten += usize::from(want.is_some());
+                    assert_eq!(fast.apply(&target), want, "{target:?} under {literal:?}");
+                }
+            }
+        }
+        assert!(rewritten > 10_000, "{rewritten}");
     }
 
     #[test]

@@ -1800,6 +1800,7 @@ mod tests {
                 family: Family::Substitution,
                 regex: regex::Regex::new(regex).unwrap(),
                 replace: replace.into(),
+                slug: None,
             },
             decision: Decision::Accepted,
             proposals: 1,
