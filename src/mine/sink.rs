@@ -41,8 +41,6 @@ pub(crate) struct WorkerSink {
     records: u64,
     /// The first error; once set, records are no longer counted.
     error: Option<io::Error>,
-    /// A client address with bytes that TSV escapes, escaped.
-    escaped: Vec<u8>,
     /// The clients' pending redirects, for the redirect hints.
     follow: Follow,
     /// The windows of the rows, and the last one added (most records are
@@ -69,7 +67,6 @@ impl WorkerSink {
             window,
             records: 0,
             error: None,
-            escaped: Vec::new(),
             follow: Follow::default(),
             windows: BTreeSet::new(),
             last_window: None,
@@ -99,21 +96,7 @@ impl RecordSink for WorkerSink {
             (Some(w), Some(t)) => Some(t.div_euclid(w) * w),
             _ => None,
         };
-        // The client as `--with client` writes it in a TSV row (escaped),
-        // which summaries have hashed since they were read from such rows:
-        // the same address gives the same hash as in older summaries.
-        let client = info.client(line).map(|c| {
-            if c.iter()
-                .any(|&b| matches!(b, b'\\' | b'\t' | b'\n' | b'\r'))
-            {
-                self.escaped.clear();
-                crate::output::tabs::escape(c, &mut self.escaped);
-                &self.escaped[..]
-            } else {
-                c
-            }
-        });
-        let hashes = client.map(|c| self.client.hashes(c));
+        let hashes = info.client(line).map(|c| self.client.hashes(c));
         let host = url_host(url);
         let key = Key { host, url, window };
         match self.table.row(key) {
@@ -171,9 +154,12 @@ impl RecordSink for WorkerSink {
 /// than hashing them twice.
 #[derive(Default)]
 struct ClientCache {
+    /// The client as logged.
     text: Vec<u8>,
     hashes: (Option<u64>, u64),
     kept: bool,
+    /// A client escaped for hashing.
+    escaped: Vec<u8>,
 }
 
 impl ClientCache {
@@ -182,10 +168,28 @@ impl ClientCache {
         if !(self.kept && client == &self.text[..]) {
             self.text.clear();
             self.text.extend_from_slice(client);
-            self.hashes = (Record::client_hash(client), follow_hash(client));
+            self.hashes = self.hash(client);
             self.kept = true;
         }
         self.hashes
+    }
+
+    /// The hashes of `client` as `--with client` writes it in a TSV row
+    /// (escaped), which summaries have hashed since they were read from
+    /// such rows: the same address gives the same hash as in older
+    /// summaries.
+    fn hash(&mut self, client: &[u8]) -> (Option<u64>, u64) {
+        let c = if client
+            .iter()
+            .any(|&b| matches!(b, b'\\' | b'\t' | b'\n' | b'\r'))
+        {
+            self.escaped.clear();
+            crate::output::tabs::escape(client, &mut self.escaped);
+            &self.escaped[..]
+        } else {
+            client
+        };
+        (Record::client_hash(c), follow_hash(c))
     }
 }
 
