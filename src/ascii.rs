@@ -75,6 +75,42 @@ pub fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
     s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
 }
 
+/// Whether `s` equals `lower`, a name with no ASCII upper-case letter,
+/// ASCII case-insensitively (what `s.eq_ignore_ascii_case(lower)` says).
+/// Names of 8 to 16 bytes (the index files') are compared as two words
+/// that may overlap, `s`'s lower-cased eight bytes at a time: four or five
+/// instructions a byte less than the byte loop.
+#[inline]
+pub fn eq_lower_ignore_case(s: &[u8], lower: &[u8]) -> bool {
+    debug_assert!(!lower.iter().any(u8::is_ascii_uppercase));
+    let len = s.len();
+    if len != lower.len() {
+        return false;
+    }
+    if !(8..=16).contains(&len) {
+        return s.eq_ignore_ascii_case(lower);
+    }
+    let word = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+    word_to_lower(word(s, 0)) == word(lower, 0)
+        && word_to_lower(word(s, len - 8)) == word(lower, len - 8)
+}
+
+/// The eight bytes of `x` with their ASCII upper-case letters lower-cased.
+#[inline(always)]
+fn word_to_lower(x: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Each byte without its bit 7: no sum below carries into the next byte.
+    let t = x & LOW7;
+    // Bit 7 set: the byte is `A` or above (0x41 + 0x3f = 0x80) ...
+    let from_a = t + 0x3f3f_3f3f_3f3f_3f3f;
+    // ... and above `Z` (0x5b + 0x25 = 0x80).
+    let past_z = t + 0x2525_2525_2525_2525;
+    // An upper-case letter: from `A`, not past `Z`, and bit 7 clear.
+    let upper = from_a & !past_z & !x & HIGH;
+    x | upper >> 2
+}
+
 /// The value of a decimal number: one or more ASCII digits, nothing else
 /// (no sign, no spaces). `None` when it is empty, has a non-digit, or does
 /// not fit in a `u64`. Leading zeros are allowed.
@@ -155,6 +191,40 @@ pub fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn eq_lower_ignore_case_is_eq_ignore_ascii_case() {
+        let names: [&[u8]; 5] = [
+            b"index.html",
+            b"index.htm",
+            b"default.aspx",
+            b"abcdefgh",
+            b"a",
+        ];
+        let mut long = b"0123456789abcdefghij".to_vec();
+        let mut cases: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        long.truncate(16);
+        for name in names.iter().copied().chain([&long[..]]) {
+            // Every byte at every place, and the name in upper case.
+            for at in 0..name.len() {
+                for b in 0..=255u8 {
+                    let mut s = name.to_vec();
+                    s[at] = b;
+                    cases.push((s, name.to_vec()));
+                }
+            }
+            cases.push((name.to_ascii_uppercase(), name.to_vec()));
+            cases.push((name[1..].to_vec(), name.to_vec()));
+        }
+        let mut equal = 0;
+        for (s, name) in &cases {
+            let want = s.eq_ignore_ascii_case(name);
+            assert_eq!(eq_lower_ignore_case(s, name), want, "{}", s.escape_ascii());
+            equal += usize::from(want);
+        }
+        // The comparison saw both answers.
+        assert!(equal > 0 && equal < cases.len());
+    }
 
     #[test]
     fn hex_value_of_every_byte() {

@@ -243,7 +243,18 @@ const fn build() -> [Slot; SLOTS] {
 /// [`EXCEPTION`], [`NODE`]); 0 for a name not in the table.
 #[inline(always)]
 fn kinds(name: &[u8]) -> u8 {
-    let mut i = (hash_of(name) >> SHIFT) as usize;
+    kinds_from(name, slot_of(name))
+}
+
+/// The slot where the search for `name` starts.
+#[inline(always)]
+fn slot_of(name: &[u8]) -> usize {
+    (hash_of(name) >> SHIFT) as usize
+}
+
+/// [`kinds`], searching from the slot `i` ([`slot_of`] `name`).
+#[inline(always)]
+fn kinds_from(name: &[u8], mut i: usize) -> u8 {
     loop {
         let slot = TABLE[i];
         if slot.len == 0 {
@@ -260,16 +271,46 @@ fn kinds(name: &[u8]) -> u8 {
 /// Whether `name` (a lower-case host, without `www.`) has a registrable
 /// domain: what `psl::domain(name).is_some()` says (the `psl` crate strips
 /// one trailing dot itself).
-#[inline]
+///
+/// Out of line: inlined into the `www` rule, the fused rules' registers
+/// saved around it cost more than the call (kasztp `aggressive` 734.4 →
+/// 759.6 a URL, `benches/guard.sh`).
+#[inline(never)]
 pub(crate) fn has_domain(name: &[u8]) -> bool {
     // The table's case: two labels or more, the first one not empty, no
     // trailing dot. (An empty label further on matches no rule of the
     // table, and none of the `psl` crate's but a wildcard's, which stops
     // there: both say the name is no suffix.)
     match first_dot(name) {
-        Some(dot) if dot > 0 && name.last() != Some(&b'.') => !is_suffix(name, &name[dot + 1..]),
-        _ => psl::domain(name).is_some(),
+        Some(dot) if dot > 0 && name.last() != Some(&b'.') => {
+            // Most names: no slot of their own (they name no rule), and no
+            // wildcard is stored under a name of their parent's length (so
+            // `is_suffix` would not look the parent up): no suffix, told
+            // with no call, so with no registers saved.
+            let i = slot_of(name);
+            let parent = name.len() - dot - 1;
+            if TABLE[i].len == 0 && WILDCARD_LENGTHS >> parent.min(63) & 1 == 0 {
+                return true;
+            }
+            has_domain_from(name, dot, i)
+        }
+        _ => crate_has_domain(name),
     }
+}
+
+/// [`has_domain`] of a name of two labels or more whose first `.` is at
+/// `dot`, searched from its slot `i`, when the first slot was not enough.
+#[inline(never)]
+fn has_domain_from(name: &[u8], dot: usize, i: usize) -> bool {
+    !is_suffix_from(name, &name[dot + 1..], i)
+}
+
+/// [`has_domain`] asked of the `psl` crate, for the names the table is not
+/// made for (one label, an empty first label, a trailing dot).
+#[cold]
+#[inline(never)]
+fn crate_has_domain(name: &[u8]) -> bool {
+    psl::domain(name).is_some()
 }
 
 /// Where the first `.` of `name` is. The first label of a host is short:
@@ -295,9 +336,15 @@ fn first_dot(name: &[u8]) -> Option<usize> {
 
 /// Whether the name of two labels or more `name`, whose first label ends
 /// before `parent`, is a public suffix (as the `psl` crate reads the list).
-#[inline]
+#[cfg(test)]
 fn is_suffix(name: &[u8], parent: &[u8]) -> bool {
-    match kinds(name) {
+    is_suffix_from(name, parent, slot_of(name))
+}
+
+/// [`is_suffix`], with `name` searched from the slot `i` ([`slot_of`] it).
+#[inline(always)]
+fn is_suffix_from(name: &[u8], parent: &[u8], i: usize) -> bool {
+    match kinds_from(name, i) {
         0 => WILDCARD_LENGTHS >> parent.len().min(63) & 1 != 0 && kinds(parent) & WILDCARD != 0,
         own => own & EXACT != 0,
     }
@@ -326,7 +373,19 @@ mod tests {
             b"nodots-at-all-here",
             b"abcdefg.",
         ];
-        for n in names {
+        // Every length to 24, with no dot, one dot anywhere, or two.
+        let mut made: Vec<Vec<u8>> = Vec::new();
+        for len in 0..=24 {
+            made.push(vec![b'a'; len]);
+            for at in 0..len {
+                let mut n = vec![b'a'; len];
+                n[at] = b'.';
+                made.push(n.clone());
+                n[len - 1] = b'.';
+                made.push(n);
+            }
+        }
+        for n in names.into_iter().chain(made.iter().map(Vec::as_slice)) {
             assert_eq!(
                 first_dot(n),
                 n.iter().position(|&b| b == b'.'),
