@@ -925,8 +925,8 @@ fn merge_each<S: SortedRows>(
 }
 
 /// A spilled run being merged: its reader, the current record's body (the
-/// binary form, [`UrlSummary::write_bin`]), its number, and the row read
-/// from it.
+/// binary form, [`UrlSummary::write_bin`]) when it did not lie whole in
+/// the reader's buffer, its number, and the row read from it.
 struct Run {
     reader: BufReader<File>,
     line: Vec<u8>,
@@ -960,31 +960,45 @@ impl SortedRows for Run {
         Some((Key { host, url, window }, self.values.values()))
     }
 
-    /// Reads the run's next row, in key order.
+    /// Reads the run's next row, in key order. A record that lies whole in
+    /// the reader's buffer (most do) is read there, its key copied once;
+    /// one that runs past the buffer's end is copied into `line` first.
     fn advance(&mut self) -> Result<(), MergeError> {
         self.head = None;
-        if !read_record(&mut self.reader, &mut self.line).map_err(MergeError::Io)? {
+        let buf = self.reader.fill_buf().map_err(MergeError::Io)?;
+        if buf.is_empty() {
             return Ok(());
         }
         self.number += 1;
-        // Most rows read packed, without a `UrlSummary` made and moved.
-        let key = match Packed::read_bin(&self.line) {
-            Some((key, p)) => {
-                self.values = Owned::Packed(p);
-                key
-            }
+        let whole = buf
+            .get(..4)
+            .map(|len| 4 + u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize)
+            .filter(|&n| n <= buf.len());
+        let body = match whole {
+            Some(n) => &buf[4..n],
             None => {
-                let (key, s) = UrlSummary::read_bin(&self.line).ok_or_else(|| {
-                    MergeError::Io(not_a_row(&format!("(spilled run), row {}", self.number)))
-                })?;
-                self.values = Owned::Summary(s);
-                key
+                read_record(&mut self.reader, &mut self.line).map_err(MergeError::Io)?;
+                &self.line[..]
             }
         };
+        // Most rows read packed, without a `UrlSummary` made and moved.
+        let (key, values) = match Packed::read_bin(body) {
+            Some((key, p)) => (key, Owned::Packed(p)),
+            None => {
+                let (key, s) = UrlSummary::read_bin(body).ok_or_else(|| {
+                    MergeError::Io(not_a_row(&format!("(spilled run), row {}", self.number)))
+                })?;
+                (key, Owned::Summary(s))
+            }
+        };
+        self.values = values;
         self.key.clear();
         self.key.extend_from_slice(key.host);
         self.key.extend_from_slice(key.url);
         self.head = Some((key.host.len(), key.window));
+        if let Some(n) = whole {
+            self.reader.consume(n);
+        }
         Ok(())
     }
 }
