@@ -280,6 +280,30 @@ fn upper_case_escapes(bytes: &mut [u8]) {
     }
 }
 
+/// [`upper_case_escapes`] of `out[start..]`, sixteen bytes a step with
+/// SSE2 (`simd::upper_case_escapes_sse2`). `out` is padded with zeros (no
+/// `%`) to whole steps for it, and cut back after.
+/// Against `upper_case_escapes` eight bytes a step, about 10 instructions
+/// a line fewer on the combined log (its non-ASCII paths).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cold]
+#[inline(never)]
+fn upper_case_escapes_from(out: &mut Vec<u8>, start: usize) {
+    let end = out.len();
+    out.extend_from_slice(&[0; 16]);
+    let steps = (end - start).div_ceil(16) * 16;
+    crate::url::simd::upper_case_escapes_sse2(&mut out[start..start + steps]);
+    out.truncate(end);
+}
+
+/// [`upper_case_escapes`] of `out[start..]` (no SSE2).
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[cold]
+#[inline(never)]
+fn upper_case_escapes_from(out: &mut Vec<u8>, start: usize) {
+    upper_case_escapes(&mut out[start..]);
+}
+
 /// One step of [`upper_case_escapes`]: upper-cases the escapes' digits in
 /// `word`, given the digit bytes the previous word's `%`s reach into it
 /// (`carry`, `0x80` in each), and returns those of this word's `%`s for the
@@ -435,7 +459,7 @@ impl Job for InLine<'_> {
         // `Found::finish` without the parts, which no caller takes here:
         // through it, about 3 instructions a line more (pipeline/combined).
         if found.lower_hex {
-            upper_case_escapes(&mut self.out[start..]);
+            upper_case_escapes_from(self.out, start);
         }
         Some(end)
     }
@@ -789,8 +813,9 @@ mod tests {
         })
     }
 
-    /// `upper_case_escapes` upper-cases exactly the two bytes after each
-    /// `%`, in `a-f`, whatever the word boundaries: 20,000 generated
+    /// `upper_case_escapes` and `upper_case_escapes_from` upper-case exactly
+    /// the two bytes after each `%`, in `a-f`, whatever the word (or step)
+    /// boundaries: 20,000 generated
     /// strings of up to 26 bytes made of escapes (hex digits of both cases)
     /// and other bytes (`a-f`, a digit and a byte above 0x7F among them,
     /// which must stay), so escapes fall across every word boundary.
@@ -831,6 +856,18 @@ mod tests {
             let mut got = input.clone();
             upper_case_escapes(&mut got);
             assert_eq!(got, expected, "{:?}", input.escape_ascii().to_string());
+            // After other bytes, a `%` among them, as the in-line copy
+            // calls it.
+            let mut from = b"%a".to_vec();
+            from.extend_from_slice(&input);
+            upper_case_escapes_from(&mut from, 2);
+            assert_eq!(&from[..2], b"%a");
+            assert_eq!(
+                &from[2..],
+                &expected[..],
+                "{:?}",
+                input.escape_ascii().to_string()
+            );
             checked += usize::from(input != expected);
         }
         assert!(checked > 5_000, "{checked} inputs with lower-case digits");

@@ -380,6 +380,17 @@ pub fn members<S: ByteSet>(chunk: &[u8; 16]) -> u32 {
     Table.members::<S>(chunk)
 }
 
+/// Upper-cases the hex digits of every escape in `bytes`, a whole number
+/// of sixteen-byte steps, as `fast::upper_case_escapes` does (every `%`
+/// starts an escape whose two hex digits follow it), with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+pub fn upper_case_escapes_sse2(bytes: &mut [u8]) {
+    // SAFETY: `sse2::upper_case_escapes` only requires the SSE2 target
+    // feature, which the `cfg` on this function guarantees is enabled.
+    unsafe { sse2::upper_case_escapes(bytes) }
+}
+
 /// [`find`] with the engine `chunk`.
 #[inline(always)]
 pub fn find_with<S: ByteSet, C: Chunk>(chunk: C, input: &[u8], i: usize) -> usize {
@@ -616,9 +627,42 @@ pub fn find_scalar<S: ByteSet>(input: &[u8], mut i: usize) -> usize {
 mod sse2 {
     use super::ByteSet;
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-        _mm_set_epi64x, _mm_setzero_si128, _mm_sub_epi8, _mm_subs_epu8,
+        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64, _mm_min_epu8,
+        _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_set_epi64x, _mm_setzero_si128,
+        _mm_slli_si128, _mm_srli_si128, _mm_sub_epi8, _mm_subs_epu8, _mm_unpackhi_epi64,
+        _mm_xor_si128,
     };
+
+    /// See [`super::upper_case_escapes_sse2`]: sixteen bytes a step, the
+    /// `%`s compared at once, the digits' bytes found by shifting that mask
+    /// by one and two bytes (and from the last step's, for the step's first
+    /// two), and the digits in `a-f` flipped to `A-F`. A last step of fewer
+    /// than sixteen bytes is left as it is.
+    #[target_feature(enable = "sse2")]
+    pub fn upper_case_escapes(bytes: &mut [u8]) {
+        let mut last = _mm_setzero_si128();
+        for step in bytes.chunks_exact_mut(16) {
+            let (lo, hi) = step.split_at_mut(8);
+            let lo: &mut [u8; 8] = lo.try_into().expect("8 bytes");
+            let hi: &mut [u8; 8] = hi.try_into().expect("8 bytes");
+            let v = _mm_set_epi64x(i64::from_le_bytes(*hi), i64::from_le_bytes(*lo));
+            let percents = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'%' as i8));
+            // A digit is one or two bytes after a `%`; the last step's last
+            // two bytes reach into this one's first two.
+            let digits = _mm_or_si128(
+                _mm_or_si128(_mm_slli_si128::<1>(percents), _mm_slli_si128::<2>(percents)),
+                _mm_or_si128(_mm_srli_si128::<15>(last), _mm_srli_si128::<14>(last)),
+            );
+            // `a-f`: `b - 'a'` is at most 5 (unsigned).
+            let from_a = _mm_sub_epi8(v, _mm_set1_epi8(b'a' as i8));
+            let lower = _mm_cmpeq_epi8(_mm_min_epu8(from_a, _mm_set1_epi8(5)), from_a);
+            let flip = _mm_and_si128(_mm_and_si128(digits, lower), _mm_set1_epi8(0x20));
+            let w = _mm_xor_si128(v, flip);
+            *lo = _mm_cvtsi128_si64(w).to_le_bytes();
+            *hi = _mm_cvtsi128_si64(_mm_unpackhi_epi64(w, w)).to_le_bytes();
+            last = percents;
+        }
+    }
 
     /// Bit `k` is set when `chunk[k]` is in `S`.
     #[target_feature(enable = "sse2")]
