@@ -222,8 +222,10 @@ impl Rule {
 
 /// Splits `/a?b` into (`/a`, `Some("b")`).
 pub(crate) fn split_query(target: &str) -> (&str, Option<&str>) {
-    match target.split_once('?') {
-        Some((p, q)) => (p, Some(q)),
+    // memchr: `split_once('?')`'s char searcher was 4 % of mining a log
+    // of many hosts, most of it here (every rule applied to every URL).
+    match memchr::memchr(b'?', target.as_bytes()) {
+        Some(q) => (&target[..q], Some(&target[q + 1..])),
         None => (target, None),
     }
 }
