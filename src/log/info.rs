@@ -210,7 +210,8 @@ fn w3c_time(date: &[u8], time: &[u8]) -> Option<i64> {
 }
 
 /// Two decimal digits.
-fn num2(v: &[u8]) -> Option<i64> {
+#[inline]
+pub(crate) fn num2(v: &[u8]) -> Option<i64> {
     match ascii::leading_decimal(v, 2) {
         (2, n) if v.len() == 2 => Some(i64::from(n)),
         _ => None,

@@ -205,21 +205,19 @@ pub(crate) fn follow_hash(client: &[u8]) -> u64 {
 }
 
 impl Follow {
-    /// One record, in input order: `url` (of `host`) requested by `client`
-    /// at `time`, answered `status`. Counts a hint in `hints` when it is
-    /// the client's next request after a redirect, soon enough, for another
-    /// URL of the redirect's host.
-    /// `client` is the client's [`follow_hash`].
+    /// One record, in input order: `url` (of `host`) requested at `time`
+    /// by the client whose [`follow_hash`] is `hash`, answered `status`.
+    /// Counts a hint in `hints` when it is the client's next request after
+    /// a redirect, soon enough, for another URL of the redirect's host.
     pub(crate) fn record(
         &mut self,
         host: &[u8],
         url: &[u8],
         status: Option<u16>,
         time: i64,
-        client: u64,
+        hash: u64,
         hints: &mut Hints,
     ) {
-        let hash = client;
         let slot = &mut self.slots[(hash % CLIENTS_FOLLOWED as u64) as usize];
         if slot.pending && slot.client == hash {
             slot.pending = false;

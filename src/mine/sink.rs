@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use super::hints::{follow_hash, Follow};
 use super::summary::{Key, Record};
 use super::table::SummaryTable;
-use crate::log::info::{parse_time, seconds_at, Info};
+use crate::log::info::{num2, parse_time, seconds_at, Info};
 use crate::pipeline::RecordSink;
 
 /// What the workers' sinks hand over when their worker is done.
@@ -316,12 +316,8 @@ impl TimeCache {
     #[inline]
     fn same_minute(&mut self, text: &[u8]) -> Option<i64> {
         let at = self.seconds_at?;
-        let seconds = |d: &[u8]| {
-            let (tens, ones) = (d[0].wrapping_sub(b'0'), d[1].wrapping_sub(b'0'));
-            (tens <= 9 && ones <= 9).then(|| i64::from(tens * 10 + ones))
-        };
-        let new = seconds(&text[at..at + 2]).filter(|&s| s <= 60)?;
-        let old = seconds(&self.text[at..at + 2])?;
+        let new = num2(&text[at..at + 2]).filter(|&s| s <= 60)?;
+        let old = num2(&self.text[at..at + 2])?;
         let value = self.value? - old + new;
         self.text[at..at + 2].copy_from_slice(&text[at..at + 2]);
         self.value = Some(value);
