@@ -22,8 +22,11 @@
 #       minus the same command on an empty file, over LOG, 8 MiB made by
 #       examples/gen_access_log.rs (its fixed seed: the same bytes every
 #       time; 38,118 lines).
+#   pipeline/vhost  the same LOG with a virtual host before each line
+#       (`%v:%p`, three hosts), -f vhost: the path of records that log
+#       their host, whose URL is built and canonicalized whole.
 # All four lists (kasztp, node_files, userbait, isaacs_files; 6 MB) are used:
-# the whole measurement (19 callgrind runs) takes 8-10 s on a 2-core AMD EPYC
+# the whole measurement (21 callgrind runs) takes 8-10 s on a 2-core AMD EPYC
 # even with the machine busy (load average 10), so there is no need to sample
 # them.
 #
@@ -137,6 +140,18 @@ cmd=("$canonurl" -j 1 -f combined -o /dev/null)
 empty="$(refs "${cmd[@]}" "$tmp/empty.txt")"
 total="$(refs "${cmd[@]}" "$log")"
 per_line pipeline/combined "$total" "$empty" "$(wc -l <"$log")" >>"$measured"
+# The same records after a virtual host (`%v:%p`): three hosts, ports 443,
+# 8080 and 80. The path of every record that logs its host (vhost, W3C,
+# CloudFront, ALB, JSON...): the URL built from host and target, then
+# canonicalized whole, not the target in place as above.
+vlog="$tmp/vhost.log"
+awk '{ h = NR % 3
+       printf "%s %s\n", (h == 0 ? "www.example.org:443" : h == 1 ? "shop.example:8080" : "blog.example.net:80"), $0 }' \
+    "$log" >"$vlog"
+cmd=("$canonurl" -j 1 -f vhost -o /dev/null)
+empty="$(refs "${cmd[@]}" "$tmp/empty.txt")"
+total="$(refs "${cmd[@]}" "$vlog")"
+per_line pipeline/vhost "$total" "$empty" "$(wc -l <"$vlog")" >>"$measured"
 echo "guard.sh: measured in $((SECONDS - started)) s (callgrind, $(wc -l <"$mix") lines in all)"
 # What the plain pipe adds per URL over the library on the same URLs: the
 # pipeline's count minus the library's whatwg counts weighted by URLs. Issue
