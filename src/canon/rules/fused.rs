@@ -58,6 +58,49 @@ pub(crate) struct Plan {
     end: u32,
 }
 
+/// Whether the fused rules of `set` may ask [`unchanged`] before making a
+/// plan: none of its rules reads the path's last segment (`index-file`,
+/// `trailing-slash`), which [`unchanged`] does not look at. Decided once
+/// per rule set (`Canonicalizer::set_rules`); `set` is [`fusable`].
+pub(crate) fn quick(set: &RuleSet) -> bool {
+    set.global().enabled.0 & path::LAST_SEGMENT_RULES.0 == 0
+}
+
+/// Whether no rule of `cfg` (a [`quick`] one) can change `input`, a URL
+/// the fast path took with `parts` and `facts`, told from the scan's
+/// offsets and a few bytes: no fragment that `fragment` cuts, and for a
+/// web URL no query, no segment that `session` or `duplicate-slashes` may
+/// rewrite and a host that no host rule looks at twice. The common case
+/// of a rule set such as `safe`, decided without making a [`Plan`]; when
+/// it says `false`, [`plan`] decides (the same rules, so `true` only where
+/// `plan` would fire nothing and not say `None`).
+#[inline(always)]
+pub(crate) fn unchanged(cfg: &Config, input: &[u8], parts: &Parts, facts: PathFacts) -> bool {
+    let on = cfg.enabled;
+    debug_assert_eq!(on.0 & path::LAST_SEGMENT_RULES.0, 0);
+    if parts.fragment_start != ABSENT && on.has(Rule::Fragment) {
+        return false;
+    }
+    // `file:` (see `plan`): only `fragment`.
+    if parts.scheme_end != ABSENT && input.first() != Some(&b'h') {
+        return true;
+    }
+    if parts.query_start != ABSENT
+        || (on.has(Rule::Session) && facts.session)
+        || (on.has(Rule::DuplicateSlashes) && facts.double_slash)
+    {
+        return false;
+    }
+    let (hs, he) = (parts.host_start as usize, parts.host_end as usize);
+    if parts.host_start == ABSENT || hs >= he {
+        return true;
+    }
+    let (first, last) = (input[hs], input[he - 1]);
+    !((first == b'[' && on.has(Rule::Ipv4Mapped))
+        || (last == b'.' && on.has(Rule::HostTrailingDot))
+        || (first == b'w' && on.has(Rule::Www)))
+}
+
 /// The rules of `cfg` on `input`, a URL the fast path took with `parts`
 /// (canonical as it stands: no escape's hex to upper-case) and `facts`,
 /// decided on the input: `None` when they would rewrite more than [`Plan`]
@@ -305,6 +348,50 @@ mod tests {
         let a = run(fused);
         let b = run(in_place);
         assert_eq!(a, b, "{what}: {}", input.escape_ascii());
+    }
+
+    /// [`super::unchanged`] says `true` only where [`super::plan`] fires
+    /// nothing and takes the URL: on the hand-made cases and the lists,
+    /// and it says it for some of them (or it would test nothing).
+    #[test]
+    fn unchanged_only_where_the_plan_fires_nothing() {
+        use super::super::apply::Scratch;
+        use crate::url::fast::scan_canonical;
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/url-dataset");
+        let mut lines: Vec<Vec<u8>> = CASES.iter().map(|c| c.as_bytes().to_vec()).collect();
+        for f in ["kasztp", "userbait", "node_files", "isaacs_files"] {
+            if let Ok(bytes) = std::fs::read(data.join(format!("{f}.txt"))) {
+                lines.extend(bytes.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+            }
+        }
+        // `aggressive` reads the last segment: no quick way.
+        assert!(!pair(Profile::Aggressive, "").0.fused_quick);
+        let mut s = Scratch::default();
+        for (profile, edits) in [
+            // Without the last segment's rules (`quick` rule sets).
+            (Profile::Safe, ""),
+            (Profile::Aggressive, "-index-file,-trailing-slash"),
+            (Profile::Safe, "-fragment,+www,+duplicate-slashes"),
+        ] {
+            let (fused, _) = pair(profile, edits);
+            let set = fused.rules.as_ref().unwrap();
+            assert!(super::quick(set) && fused.fused_quick, "{edits}");
+            let cfg = set.global();
+            let mut said = 0usize;
+            for l in &lines {
+                let target = l.first() == Some(&b'/');
+                let Some((parts, false, facts)) = scan_canonical(l, false, target) else {
+                    continue;
+                };
+                if super::unchanged(cfg, l, &parts, facts) {
+                    said += 1;
+                    let plan = super::plan(cfg, l, &parts, facts, &mut s);
+                    let what = format!("{} {edits}: {}", profile.name(), l.escape_ascii());
+                    assert!(plan.is_some_and(|p| p.fired.is_empty()), "{what}");
+                }
+            }
+            assert!(said > 0, "{} {edits}", profile.name());
+        }
     }
 
     #[test]

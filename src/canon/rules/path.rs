@@ -298,7 +298,7 @@ pub(crate) fn add_slash(
 }
 
 /// The rules of the last segment.
-const LAST_SEGMENT_RULES: RuleMask =
+pub(crate) const LAST_SEGMENT_RULES: RuleMask =
     RuleMask(1 << Rule::IndexFile as u8 | 1 << Rule::TrailingSlash as u8);
 
 /// Index file and trailing slash, until neither changes anything
