@@ -9,7 +9,7 @@
 
 use memchr::{memchr, memrchr};
 
-use crate::url::simd::{find, ByteSet};
+use crate::url::simd::{find, members, ByteSet};
 
 use super::{Extracted, LineError, Scheme, Skip};
 
@@ -274,8 +274,18 @@ fn is_authority(t: &[u8]) -> bool {
 /// only from the first such byte on, since the set also holds the bytes
 /// from 0x80 up, which a host may have.
 fn is_plain_host(h: &[u8]) -> bool {
-    let from = find::<NotPlainHost>(h, 0);
-    h[from..].iter().all(|&b| is_plain_host_byte(b))
+    let from = if h.len() < 16 {
+        // Most hosts are shorter than a step, which the search would take a
+        // byte at a time: one step over a copy, padded with a plain byte.
+        let mut chunk = [b'a'; 16];
+        chunk[..h.len()].copy_from_slice(h);
+        members::<NotPlainHost>(&chunk).trailing_zeros() as usize
+    } else {
+        find::<NotPlainHost>(h, 0)
+    };
+    h[from.min(h.len())..]
+        .iter()
+        .all(|&b| is_plain_host_byte(b))
 }
 
 fn is_plain_host_byte(b: u8) -> bool {
