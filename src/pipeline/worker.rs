@@ -685,7 +685,9 @@ impl Worker {
         }
     }
 
-    /// [`bare_read`](Self::bare_read) as a function of its own.
+    /// [`bare_read`](Self::bare_read) as a function of its own, for the
+    /// lines the in-line scan left; first, a target with dot segments is
+    /// taken where it lies ([`dotted_target_in_line`](crate::canon::Canonicalizer::dotted_target_in_line)).
     #[cold]
     #[inline(never)]
     fn bare_read_apart<R: Extract, S: Sink>(
@@ -697,6 +699,16 @@ impl Worker {
         start: usize,
         out: &mut PieceOut,
     ) {
+        if let Some(at) = reader.request_start(line) {
+            let canon = &mut self.urls.canon;
+            if let Some(len) = canon.dotted_target_in_line(&line[at..], &mut out.out) {
+                if reader.request_closes(&line[at + len..]) {
+                    sink.url(out, start);
+                    return;
+                }
+                out.out.truncate(start);
+            }
+        }
         self.bare_read(sink, reader, line, index, start, out);
     }
 

@@ -15,6 +15,7 @@
 
 use super::class::is_unreserved;
 use super::host::ends_in_a_number;
+use super::parser::{is_double_dot, is_single_dot};
 use super::parts::{Parts, ABSENT};
 use super::simd::{
     dispatch, find_path_run_with, find_rules_path_run_with, find_with, CanonicalDomainStop,
@@ -164,12 +165,33 @@ pub(crate) fn canonical_target_in_line_with<C: Chunk>(
     strict_escapes: bool,
     out: &mut Vec<u8>,
 ) -> Option<usize> {
-    InLine {
+    InLine::<false> {
         line,
         strict_escapes,
         out,
     }
     .run(chunk)
+}
+
+/// [`canonical_target_in_line_with`] that takes dot segments too
+/// (`/a/../b`, `/a/./%2e%2E/b`), where that function leaves the target:
+/// appended with them removed, as the general parser writes the target.
+/// For the lines the in-line scan leaves, before the general parser is
+/// tried: a job of its own under `simd::dispatch`, out of line, so that
+/// the in-line scan, which all the other lines take, keeps its registers
+/// (with the dot segments taken by the in-line scan itself,
+/// pipeline/combined was 438.2 instructions a line instead of 432.4).
+#[inline(never)]
+pub(crate) fn canonical_dotted_target_in_line(
+    line: &[u8],
+    strict_escapes: bool,
+    out: &mut Vec<u8>,
+) -> Option<usize> {
+    dispatch(InLine::<true> {
+        line,
+        strict_escapes,
+        out,
+    })
 }
 
 /// [`canonical_http`] and [`canonical_target`] without the copy, for the
@@ -440,27 +462,32 @@ impl Found {
     }
 }
 
-/// [`canonical_target_in_line_with`] as a [`Job`].
-struct InLine<'a> {
+/// [`canonical_target_in_line_with`] as a [`Job`]; with `DOTS`,
+/// [`canonical_dotted_target_in_line`].
+struct InLine<'a, const DOTS: bool> {
     line: &'a [u8],
     strict_escapes: bool,
     out: &'a mut Vec<u8>,
 }
 
-impl Job for InLine<'_> {
+impl<const DOTS: bool> Job for InLine<'_, DOTS> {
     type Output = Option<usize>;
     #[inline(always)]
     fn run<C: Chunk>(self, chunk: C) -> Option<usize> {
-        let (found, end) = if self.strict_escapes {
-            target_in_line::<true, C>(chunk, self.line)
+        let (lower_hex, end, dotted_path) = if self.strict_escapes {
+            target_in_line::<true, DOTS, C>(chunk, self.line)
         } else {
-            target_in_line::<false, C>(chunk, self.line)
+            target_in_line::<false, DOTS, C>(chunk, self.line)
         }?;
         let start = self.out.len();
-        self.out.extend_from_slice(&self.line[..end]);
+        if let Some(path_end) = dotted_path {
+            push_without_dots(&self.line[..end], path_end, self.out);
+        } else {
+            self.out.extend_from_slice(&self.line[..end]);
+        }
         // `Found::finish` without the parts, which no caller takes here:
         // through it, about 3 instructions a line more (pipeline/combined).
-        if found.lower_hex {
+        if lower_hex {
             upper_case_escapes_from(self.out, start);
         }
         Some(end)
@@ -585,8 +612,8 @@ fn http_to<const STRICT: bool, const END: u8, const RULES: bool, C: Chunk>(
         }
     }
     let path_start = i;
-    let (query_start, fragment_start, lower_hex, end, facts) =
-        path_query_fragment::<STRICT, END, RULES, C>(chunk, input, i)?;
+    let (query_start, fragment_start, lower_hex, end, facts, _) =
+        path_query_fragment::<STRICT, END, RULES, false, C>(chunk, input, i)?;
     let found = Found {
         scheme_end: scheme_end as u32,
         host_end: host_end as u32,
@@ -618,15 +645,29 @@ fn target_to<const STRICT: bool, const END: u8, const RULES: bool, C: Chunk>(
     if input.first() != Some(&b'/') {
         return None;
     }
-    let found = path_query_fragment::<STRICT, END, RULES, C>(chunk, input, 0)?;
+    let found = path_query_fragment::<STRICT, END, RULES, false, C>(chunk, input, 0)?;
     Some((target_found(found), found.3))
 }
 
 /// [`target`] for a target that lies in a line and ends at the first space
 /// (see [`canonical_target_in_line_with`]): its offsets and where it ends.
+/// With `DOTS`, unlike [`target`], dot segments are taken. Returns whether
+/// an escape has lower-case hex digits, where the target ends, and if it
+/// has dot segments, where its path ends (then the caller removes them,
+/// see [`push_without_dots`]).
 #[inline(always)]
-fn target_in_line<const STRICT: bool, C: Chunk>(chunk: C, line: &[u8]) -> Option<(Found, usize)> {
-    target_to::<STRICT, IN_LOG_LINE, false, C>(chunk, line)
+fn target_in_line<const STRICT: bool, const DOTS: bool, C: Chunk>(
+    chunk: C,
+    line: &[u8],
+) -> Option<(bool, usize, Option<usize>)> {
+    if line.first() != Some(&b'/') {
+        return None;
+    }
+    let (query_start, fragment_start, lower_hex, end, _, dots) =
+        path_query_fragment::<STRICT, IN_LOG_LINE, false, DOTS, C>(chunk, line, 0)?;
+    // Where the path ends: ABSENT (no query or fragment) is above them all.
+    let path_end = (query_start.min(fragment_start) as usize).min(end);
+    Some((lower_hex, end, dots.then_some(path_end)))
 }
 
 /// Whether a `.` that starts a path segment and is followed by `b` starts
@@ -637,11 +678,101 @@ fn plain_after_dot(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'~')
 }
 
+/// If the path segment that starts at `i` (after a `/`) of a log line's
+/// target is a dot segment (`.`, `..`, or one of them with a `.` written
+/// `%2e` or `%2E`), its length: it ends at a `/`, `?`, `#` or the target's
+/// space.
+#[inline(always)]
+fn dot_segment(input: &[u8], i: usize) -> Option<usize> {
+    let first = i + dot_len(input, i)?;
+    if ends_segment(input.get(first)) {
+        return Some(first - i);
+    }
+    let second = first + dot_len(input, first)?;
+    ends_segment(input.get(second)).then_some(second - i)
+}
+
+/// The length of the `.` (1) or `%2e` (3) at `i`, if there is one.
+#[inline(always)]
+fn dot_len(input: &[u8], i: usize) -> Option<usize> {
+    match input.get(i)? {
+        b'.' => Some(1),
+        b'%' if input.get(i + 1) == Some(&b'2')
+            && input.get(i + 2).is_some_and(|&e| e | 0x20 == b'e') =>
+        {
+            Some(3)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `b` ends a path segment of a log line's target.
+#[inline(always)]
+fn ends_segment(b: Option<&u8>) -> bool {
+    matches!(b, Some(b'/' | b'?' | b'#' | b' '))
+}
+
+/// Appends `target`, a log line's target that the in-line scan took with
+/// dot segments (its path `target[..path_end]`), with them removed as the URL Standard's path state
+/// removes them: a `..` removes the segment before it, and a dot segment
+/// that ends the path leaves it ending in `/`. The scan took every other
+/// byte as it is, so only the segments change.
+///
+/// Out of line: such targets are rare (scanners' `/cgi-bin/../../etc/passwd`,
+/// `/assets/./x`: 366 of the guard log's 38,118 lines), and they came here
+/// from the general parser, about 1,750 instructions a line.
+#[cold]
+#[inline(never)]
+fn push_without_dots(target: &[u8], path_end: usize, out: &mut Vec<u8>) {
+    // Copied whole, then the path moved down over what it loses, in place:
+    // a `Vec` call per segment cost about 870 instructions a target.
+    let base = out.len();
+    out.extend_from_slice(target);
+    let path = &mut out[base..base + path_end];
+    // `path[..w]`: the path written so far, a `/` and a segment each time;
+    // the segment to read next starts after the `/` at `r` (w <= r).
+    let (mut w, mut r) = (0, 0);
+    while r < path_end {
+        let start = r + 1;
+        let end = path[start..]
+            .iter()
+            .position(|&b| b == b'/')
+            .map_or(path_end, |n| start + n);
+        let segment = &path[start..end];
+        let maybe_dot = segment.len() <= 6 && matches!(segment.first(), Some(b'.' | b'%'));
+        let double = maybe_dot && is_double_dot(segment);
+        if double || (maybe_dot && is_single_dot(segment)) {
+            if double {
+                // "shorten url's path": its last segment removed.
+                w = path[..w].iter().rposition(|&b| b == b'/').unwrap_or(0);
+            }
+            if end == path_end {
+                // A dot segment last: the path ends in `/`.
+                path[w] = b'/';
+                w += 1;
+            }
+        } else {
+            if w != r {
+                path.copy_within(r..end, w);
+            }
+            w += end - r;
+        }
+        r = end;
+    }
+    // The query and fragment after it.
+    out.copy_within(base + path_end.., base + w);
+    out.truncate(base + w + target.len() - path_end);
+}
+
+/// What [`path_query_fragment`] returns: where the query and fragment
+/// start, whether an escape has lower-case hex digits, where the scan
+/// ended, the rules' facts, and whether a log line's target has dot
+/// segments.
+type PathScan = (u32, u32, bool, usize, PathFacts, bool);
+
 /// A target's offsets from what [`path_query_fragment`] returned.
 #[inline(always)]
-fn target_found(
-    (query_start, fragment_start, lower_hex, _, facts): (u32, u32, bool, usize, PathFacts),
-) -> Found {
+fn target_found((query_start, fragment_start, lower_hex, _, facts, _): PathScan) -> Found {
     Found {
         scheme_end: ABSENT,
         host_end: ABSENT,
@@ -675,16 +806,23 @@ fn target_found(
 /// call (register saves, its constants loaded again) cost about 57
 /// instructions per URL on `kasztp.txt` (`benches/instructions.sh`).
 #[inline(always)]
-fn path_query_fragment<const STRICT: bool, const END: u8, const RULES: bool, C: Chunk>(
+fn path_query_fragment<
+    const STRICT: bool,
+    const END: u8,
+    const RULES: bool,
+    const DOTS: bool,
+    C: Chunk,
+>(
     chunk: C,
     input: &[u8],
     mut i: usize,
-) -> Option<(u32, u32, bool, usize, PathFacts)> {
+) -> Option<PathScan> {
     // The log line's target: `\\` is the logger's escape (see the doc).
     let in_line = END == IN_LOG_LINE;
     let len = input.len();
     let mut lower = false;
     let mut facts = PathFacts::default();
+    let mut dots = false;
     i += 1;
     loop {
         // Stops at a byte to escape, `\`, `?`, `#`, and at a `.` or `%` that
@@ -713,14 +851,19 @@ fn path_query_fragment<const STRICT: bool, const END: u8, const RULES: bool, C: 
                 facts.double_slash = true;
                 i += 1;
             }
-            // "." or "%2e" right after "/" may start a dot segment; a "."
-            // before a letter, digit, `-`, `_` or `~` does not (`/.env`,
-            // `/.well-known/`), nor does it end one: taken with that byte,
-            // in a log line's target (scanners ask for such paths: 474
-            // lines of the 38,118 of the guard's combined log, each about
-            // 1,600 instructions dearer through the parser). Elsewhere the
-            // test cost the library's scan up to 2 % (whatwg/kasztp 245.8
-            // -> 251.4).
+            // "." or "%2e" right after "/" may start a dot segment. With
+            // `DOTS` (a log line's target scanned again, see
+            // [`canonical_dotted_target_in_line`]), a dot segment is
+            // skipped and noted (the caller removes it from the copy,
+            // `push_without_dots`), any other `.` or `%2e` taken as bytes
+            // like the others. Otherwise, in a log line's target, a "."
+            // before a letter, digit, `-`, `_` or `~` does not start one
+            // (`/.env`, `/.well-known/`), nor does it end one: taken with
+            // that byte (scanners ask for such paths: 474 lines of the
+            // 38,118 of the guard's combined log, each about 1,600
+            // instructions dearer through the parser). Elsewhere the test
+            // cost the library's scan up to 2 % (whatwg/kasztp 245.8 ->
+            // 251.4).
             b'.' if starts_segment
                 && in_line
                 && !RULES
@@ -728,12 +871,30 @@ fn path_query_fragment<const STRICT: bool, const END: u8, const RULES: bool, C: 
             {
                 i += 2
             }
-            b'.' if starts_segment => return None,
+            // In the bodies, not in guards of their own: with `DOTS` false,
+            // the match is then the one without them (an arm of its own
+            // made the rules' scan dearer, safe/isaacs_files 472.4 ->
+            // 484.1).
+            b'.' if starts_segment => {
+                if !DOTS {
+                    return None;
+                }
+                match dot_segment(input, i) {
+                    Some(n) => (dots, i) = (true, i + n),
+                    None => i += 1,
+                }
+            }
             b'%' if starts_segment
                 && input.get(i + 1) == Some(&b'2')
                 && input.get(i + 2).is_some_and(|&e| e | 0x20 == b'e') =>
             {
-                return None
+                if !DOTS {
+                    return None;
+                }
+                match dot_segment(input, i) {
+                    Some(n) => (dots, i) = (true, i + n),
+                    None => i = escapes::<STRICT>(input, i, &mut lower)?,
+                }
             }
             b'%' => i = escapes::<STRICT>(input, i, &mut lower)?,
             b'?' | b'#' => break,
@@ -794,7 +955,7 @@ fn path_query_fragment<const STRICT: bool, const END: u8, const RULES: bool, C: 
         // request, a piece's last line without its line end).
         return None;
     }
-    Some((query_start, fragment_start, lower, i, facts))
+    Some((query_start, fragment_start, lower, i, facts, dots))
 }
 
 #[cfg(test)]
@@ -808,7 +969,7 @@ mod tests {
         strict_escapes: bool,
         out: &mut Vec<u8>,
     ) -> Option<usize> {
-        dispatch(InLine {
+        dispatch(InLine::<false> {
             line,
             strict_escapes,
             out,
@@ -901,7 +1062,8 @@ mod tests {
     /// it holds no `\\`, with the same bytes appended, and besides only a
     /// target with a segment that starts with a `.` and a letter or digit
     /// (which `canonical_target` leaves to the parser), with what the
-    /// parser writes: every target of up to four bytes after its `/` over
+    /// parser writes; `canonical_dotted_target_in_line` takes all it takes,
+    /// with the same bytes: every target of up to four bytes after its `/` over
     /// an alphabet of the bytes either path looks at (no space: the target
     /// ends at one), followed by what a request line has after its target
     /// (and by the line's end, which is never taken).
@@ -954,6 +1116,13 @@ mod tests {
                             assert_eq!(&out[1..], &alone[..], "{shown}");
                         }
                         taken += usize::from(got.is_some());
+                        if got.is_some() {
+                            let mut dotted_out = b"x".to_vec();
+                            let dotted_got =
+                                canonical_dotted_target_in_line(&line, strict, &mut dotted_out);
+                            assert_eq!(dotted_got, got, "{shown}");
+                            assert_eq!(dotted_out, out, "{shown}");
+                        }
                     }
                     let mut out = Vec::new();
                     assert_eq!(canonical_target_in_line(&target, strict, &mut out), None);
@@ -963,6 +1132,63 @@ mod tests {
         }
         assert!(taken > 1000, "{taken}");
         assert!(dotted > 100, "{dotted}");
+    }
+
+    /// `canonical_dotted_target_in_line` on targets made of dot segments
+    /// (every way of writing one), segments that look like them and
+    /// others, with and without a query or fragment: what it takes, it
+    /// writes as the general parser writes the target alone (dot segments
+    /// removed), in both profiles; and it takes every such target made of
+    /// dot segments, empty segments and `a` alone. Every sequence of up to
+    /// four segments.
+    #[test]
+    fn in_line_removes_dot_segments_as_the_parser_does() {
+        const SEGMENTS: [&[u8]; 14] = [
+            b"a", b"", b".", b"..", b"%2e", b"%2E.", b".%2e", b"%2e%2E", b"..a", b".%2ex",
+            b"%2f..", b"...", b"%41", b"a%2e",
+        ];
+        const TAILS: [&[u8]; 4] = [b"", b"?q/..", b"#./", b"?%2e#.."];
+        let (mut taken, mut removed) = (0, 0);
+        for n in 1..=4u32 {
+            for k in 0..SEGMENTS.len().pow(n) {
+                let mut path = Vec::new();
+                let (mut k, mut plain) = (k, true);
+                for _ in 0..n {
+                    let segment = SEGMENTS[k % SEGMENTS.len()];
+                    plain &= k % SEGMENTS.len() < 8;
+                    path.push(b'/');
+                    path.extend_from_slice(segment);
+                    k /= SEGMENTS.len();
+                }
+                for tail in TAILS {
+                    let target = [&path[..], tail].concat();
+                    let line = [&target[..], b" HTTP/1.1\""].concat();
+                    let shown = line.escape_ascii().to_string();
+                    for (strict, profile) in [(false, Profile::Whatwg), (true, Profile::Rfc3986)] {
+                        let mut out = b"x".to_vec();
+                        let got = canonical_dotted_target_in_line(&line, strict, &mut out);
+                        let mut parsed = Vec::new();
+                        let expected = Canonicalizer::new(profile)
+                            .canonicalize_target(&target, &mut parsed)
+                            .map(|_| parsed);
+                        if plain && !(strict && tail.contains(&b'%')) {
+                            assert_eq!(got, Some(target.len()), "{shown} strict {strict}");
+                        }
+                        if got.is_some() {
+                            assert_eq!(got, Some(target.len()), "{shown}");
+                            let expected = expected.as_deref().expect("the parser takes it");
+                            assert_eq!(&out[1..], expected, "{shown} strict {strict}");
+                            taken += 1;
+                            removed += usize::from(out[1..] != target[..]);
+                        } else {
+                            assert_eq!(out, b"x", "{shown}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(taken > 100_000, "{taken}");
+        assert!(removed > 50_000, "{removed}");
     }
 
     /// [`canonical_line_with`] with the engine `dispatch` chooses.
