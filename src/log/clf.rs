@@ -322,13 +322,13 @@ fn note_info(
     out: &mut Extracted,
 ) {
     let info = &mut out.info;
+    // What `Info::at(whole, &line[s..e])` gives, with no pointers compared
+    // per field: `line` is `whole` or `whole` without its first byte.
+    let base = line.as_ptr() as usize - whole.as_ptr() as usize;
+    let at = |s: usize, e: usize| (s < e).then_some((base + s, base + e));
     if open < line.len() {
-        let client = &line[start..find::<Space>(&line[..open], start)];
-        info.client = Info::at(whole, client);
-        info.time = Info::at(
-            whole,
-            &line[open + 1..after_time.saturating_sub(1).max(open + 1)],
-        );
+        info.client = at(start, find::<Space>(&line[..open], start));
+        info.time = at(open + 1, after_time.saturating_sub(1).max(open + 1));
     }
     let request = super::escape::trim_spaces(request);
     let method = &request[..find::<Space>(request, 0)];
@@ -338,13 +338,13 @@ fn note_info(
     // The first two fields after the request (runs of spaces between
     // them), unless quoted: sixteen-byte steps, inlined, where a `split`
     // iterator took each byte in turn.
-    let rest = &line[q_end + 1..];
-    let (status, bytes) = status_and_size(rest);
+    let from = q_end + 1;
+    let (status, bytes) = status_and_size(&line[from..]);
     if let Some((s, e)) = status {
-        info.status = Info::at(whole, &rest[s..e]);
+        info.status = at(from + s, from + e);
     }
     if let Some((s, e)) = bytes {
-        info.bytes = Info::at(whole, &rest[s..e]);
+        info.bytes = at(from + s, from + e);
     }
 }
 

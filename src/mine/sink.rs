@@ -327,7 +327,19 @@ impl TimeCache {
 
 /// The host of a canonical URL (without userinfo and port); empty for a
 /// path-only target or a URL without an authority.
+#[inline(always)]
 pub(crate) fn url_host(url: &[u8]) -> &[u8] {
+    // A path-only target (most logs' URLs) has no scheme: told without a
+    // call.
+    if url.first() == Some(&b'/') {
+        return b"";
+    }
+    absolute_url_host(url)
+}
+
+/// [`url_host`] of a URL that does not start with `/`.
+#[inline(never)]
+fn absolute_url_host(url: &[u8]) -> &[u8] {
     // `scheme://`, the scheme being ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
     // (RFC 3986 §3.1): a `://` later in a path-only target's query is no host.
     let scheme_len = url
