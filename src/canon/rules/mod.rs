@@ -613,7 +613,10 @@ pub(crate) struct Config {
     /// `param_first[b]..param_first[b + 1]` of `param_entries`, so that a
     /// parameter is compared with the one or two names that start like it
     /// rather than with every list.
-    param_first: Vec<u32>,
+    /// Inline, not behind a pointer: the query pass reads it at a fixed
+    /// offset from the configuration, with no bounds to check, instead of
+    /// loading (and keeping) a pointer and a length for every query.
+    param_first: [u32; 257],
     param_entries: Vec<ParamEntry>,
     /// Patterns that start with `*` or `?`: tried for every name.
     param_wild: Vec<ParamEntry>,
@@ -650,7 +653,7 @@ impl Config {
             keep_params: None,
             drop_params: Vec::new(),
             paths: Vec::new(),
-            param_first: Vec::new(),
+            param_first: [0; 257],
             param_entries: Vec::new(),
             param_wild: Vec::new(),
             index_first: [false; 256],
@@ -686,7 +689,7 @@ impl Config {
             add(g.first_literal(), ParamEntry::Drop(i));
         }
         keyed.sort_by_key(|&(b, e)| (b, e.rule()));
-        let mut first = vec![0u32; 257];
+        let mut first = [0u32; 257];
         for &(b, _) in &keyed {
             first[b as usize + 1] += 1;
         }
@@ -764,7 +767,7 @@ impl Config {
                 if a == b && self.param_wild.is_empty() {
                     None
                 } else {
-                    self.drop_param_slow(&self.param_entries[a as usize..b as usize], name, value)
+                    self.drop_param_slow(a, b, name, value)
                 }
             }
             None => None,
@@ -779,12 +782,14 @@ impl Config {
         }
     }
 
-    fn drop_param_slow(
-        &self,
-        same_first: &[ParamEntry],
-        name: &[u8],
-        value: &[u8],
-    ) -> Option<Rule> {
+    /// [`drop_param`](Self::drop_param)'s comparison with the entries
+    /// `a..b` of `param_entries` and the wild ones. Out of line: inlined
+    /// into the query pass, what it reads of the lists was loaded once per
+    /// query, before its first parameter, whether or not any parameter
+    /// came here.
+    #[inline(never)]
+    fn drop_param_slow(&self, a: u32, b: u32, name: &[u8], value: &[u8]) -> Option<Rule> {
+        let same_first = &self.param_entries[a as usize..b as usize];
         let on = self.enabled;
         let matches = |e: &ParamEntry| {
             on.has(e.rule())
