@@ -550,6 +550,19 @@ impl Canonicalizer {
         self.in_line_length(end, start, out)
     }
 
+    /// The longest input taken ([`set_max_input_len`](Self::set_max_input_len)).
+    #[inline(always)]
+    pub(crate) fn max_input_len(&self) -> usize {
+        self.max_input_len
+    }
+
+    /// Whether targets may be taken where they lie ([`target_in_line`]
+    /// (Self::target_in_line) and the others): with no rules and no base.
+    #[inline(always)]
+    pub(crate) fn takes_in_line(&self) -> bool {
+        self.rules.is_none() && self.base.is_none()
+    }
+
     /// Whether a target may be taken where it lies (with no rules and no
     /// base): if so, whether escapes are checked (`rfc3986`).
     #[inline(always)]

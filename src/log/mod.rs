@@ -173,6 +173,13 @@ impl Extracted {
         }
     }
 
+    /// Where the target lies in the line, when it does (see
+    /// [`target`](Self::target)).
+    #[inline]
+    pub(crate) fn target_span(&self) -> Option<(usize, usize)> {
+        self.target.at
+    }
+
     /// Sets the target to a copy of `bytes`: for a record made by hand, or
     /// an extractor whose target is not one part of its line.
     ///

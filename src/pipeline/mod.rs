@@ -19,6 +19,7 @@
 //! (`distinct/`), which stays within `--memory` by spilling sorted runs.
 
 pub(crate) mod distinct;
+mod hosted;
 pub(crate) mod job;
 mod lines;
 mod reader;

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use xxhash_rust::xxh64::xxh64;
 
+use super::hosted::HostPrefixes;
 use super::lines::{Lines, NO_ENDS};
 use super::sink::{LineOut, RunSink, Sink, Summary};
 use super::stats::{Stats, Why};
@@ -159,6 +160,9 @@ pub struct Worker {
     record: Extracted,
     /// The URL to canonicalize, built from the record's parts.
     built: Vec<u8>,
+    /// The canonical prefixes of the hosts records named last
+    /// ([`hosted_in_line`](Self::hosted_in_line)).
+    hosts: HostPrefixes,
     /// The reader for the input of the last piece, with that input's index.
     reader: Option<(usize, RecordReader)>,
     /// Nothing is wanted of a URL but its bytes (no dedup key, SURT form,
@@ -336,6 +340,7 @@ impl Worker {
             && opts.surt.is_none()
             && !opts.explain
             && opts.filter.is_empty();
+        let hosts = HostPrefixes::new(opts.scheme);
         let mut record = Extracted::default();
         record.want_info(!opts.filter.is_empty() || opts.with.iter().any(|c| c.needs_info()));
         Worker {
@@ -356,6 +361,7 @@ impl Worker {
             base_prefix,
             record,
             built: Vec::new(),
+            hosts,
             reader: None,
             bare,
             input: None,
@@ -728,6 +734,7 @@ impl Worker {
         let result = match reader.extract(line, field, &mut self.record) {
             Line::Skip(s) => Err(NoUrl::Skip(s)),
             Line::Error(e, at) => Err(NoUrl::Reject(Why::Line(e), at)),
+            Line::Record if self.hosted_in_line(field, line, out) => Ok(RuleMask::NONE),
             Line::Record => {
                 let (base, scheme) = (self.base_prefix.as_deref(), self.opts.scheme);
                 field_input::<R>(&self.record, line, field, base, scheme, &mut self.built).and_then(
@@ -757,6 +764,47 @@ impl Worker {
                 sink.no_url(out);
             }
         }
+    }
+
+    /// The request URL of a record that names its host, if its target lies
+    /// in `line` and is one the in-line scan takes: appended to `out.out`
+    /// as the host's canonical prefix ([`HostPrefixes`]) and the target
+    /// canonicalized where it lies, which is what the general path writes
+    /// for the URL built from them (see [`super::hosted`]). `false`, with
+    /// nothing appended: the record takes the general path.
+    #[inline(never)]
+    fn hosted_in_line(&mut self, field: Field, line: &[u8], out: &mut PieceOut) -> bool {
+        let record = &self.record;
+        if field != Field::Request
+            || record.host.is_empty()
+            || record.connect
+            || !self.urls.canon.takes_in_line()
+        {
+            return false;
+        }
+        // A target that lies in the line, starts with `/` and ends at a
+        // space: the in-line scan stops at the first space, so it took the
+        // whole target when it says it took as many bytes.
+        let Some((from, to)) = record.target_span() else {
+            return false;
+        };
+        if line.get(from) != Some(&b'/') || line.get(to) != Some(&b' ') {
+            return false;
+        }
+        let canon = &mut self.urls.canon;
+        let Some((prefix, built_len)) = self.hosts.prefix(record, canon) else {
+            return false;
+        };
+        if built_len + (to - from) > canon.max_input_len() {
+            return false;
+        }
+        let start = out.out.len();
+        out.out.extend_from_slice(prefix);
+        if canon.dotted_target_in_line(&line[from..], &mut out.out) == Some(to - from) {
+            return true;
+        }
+        out.out.truncate(start);
+        false
     }
 
     /// Rejects a line longer than `--max-line-len` (`line`) as the chunker
