@@ -50,6 +50,18 @@ pub(crate) trait Extract {
     fn request_closes(&self, _rest: &[u8]) -> bool {
         false
     }
+    /// See [`LogReader::hosts_in_line`](super::LogReader::hosts_in_line).
+    #[inline(always)]
+    fn hosts_in_line(&self) -> bool {
+        false
+    }
+    /// See [`LogReader::hosted_request_start`](super::LogReader::hosted_request_start).
+    #[inline(always)]
+    fn hosted_request_start(&self, _line: &[u8]) -> Option<(usize, usize)> {
+        None
+    }
+    /// See [`LogReader::read_host`](super::LogReader::read_host).
+    fn read_host(&self, _field: &[u8], _out: &mut Extracted) {}
 }
 
 impl RecordReader {

@@ -77,6 +77,33 @@ pub(crate) trait LogReader: Sized + std::fmt::Debug {
         None
     }
 
+    /// [`request_start`](Self::request_start) of a record that names its
+    /// host before its request in a field of its own (a virtual host
+    /// first): where that field ends and where the target starts, if the
+    /// line is one whose [`read`](Self::read) gives the host, scheme and
+    /// port that [`read_host`](Self::read_host) reads from the field, and
+    /// lends the target that starts there and ends where
+    /// [`request_closes`](Self::request_closes) holds. The field is
+    /// `line[..end]`. `None`: not known; the caller reads the line.
+    #[inline(always)]
+    fn hosted_request_start(&self, _line: &[u8]) -> Option<(usize, usize)> {
+        None
+    }
+
+    /// Reads the host field that [`hosted_request_start`]
+    /// (Self::hosted_request_start) found into `out` (cleared) as
+    /// [`read`](Self::read) reads it: host, scheme, port; the host left
+    /// empty where `read` would reject the line for it.
+    fn read_host(&self, _field: &[u8], _out: &mut Extracted) {}
+
+    /// Whether [`hosted_request_start`](Self::hosted_request_start) may
+    /// find lines (and [`request_start`](Self::request_start) finds none):
+    /// the line loop of a reader that says so is one of its own.
+    #[inline(always)]
+    fn hosts_in_line(&self) -> bool {
+        false
+    }
+
     /// Whether `rest`, the part of a line after a target that
     /// [`request_start`](Self::request_start) found and that ends at a
     /// space, closes the request field in the usual way, so that
@@ -136,6 +163,20 @@ impl<R: LogReader> Extract for R {
     #[inline(always)]
     fn request_closes(&self, rest: &[u8]) -> bool {
         LogReader::request_closes(self, rest)
+    }
+
+    #[inline(always)]
+    fn hosts_in_line(&self) -> bool {
+        LogReader::hosts_in_line(self)
+    }
+
+    #[inline(always)]
+    fn hosted_request_start(&self, line: &[u8]) -> Option<(usize, usize)> {
+        LogReader::hosted_request_start(self, line)
+    }
+
+    fn read_host(&self, field: &[u8], out: &mut Extracted) {
+        LogReader::read_host(self, field, out)
     }
 }
 

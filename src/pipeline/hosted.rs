@@ -30,17 +30,20 @@ const SLOTS: usize = 1024;
 const MOST_HOSTS: usize = SLOTS / 2;
 
 /// The canonical prefixes of the hosts the records of a worker named, in
-/// a table indexed by a hash of the host: the host named last is looked at
-/// first. Its buffers are reused, so a host made again allocates nothing.
-#[derive(Debug, Default)]
+/// a table indexed by a hash of the host. Its buffers are reused, so a host
+/// made again allocates nothing.
+#[derive(Clone, Debug, Default)]
 pub(super) struct HostPrefixes {
     /// `--scheme`: the scheme of a record that does not log its own.
     scheme: Option<Scheme>,
     slots: Vec<Entry>,
     /// How many slots hold a host.
     used: usize,
-    /// The slot looked up last.
-    last: usize,
+    /// Scratch: the record whose URL makes a prefix: the host, scheme and
+    /// port of the one looked up, with an origin-form target, whatever
+    /// else that one says (a reader that finds the host before reading the
+    /// line leaves the rest of the record as the last line left it).
+    key: Extracted,
     /// Scratch: the URL `scheme://host:port/` built to make a prefix.
     built: Vec<u8>,
     /// Scratch: its canonical form.
@@ -48,7 +51,7 @@ pub(super) struct HostPrefixes {
 }
 
 /// One host's prefix, under the record fields that made it.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Entry {
     /// Whether the slot holds a host (an empty host is never looked up).
     used: bool,
@@ -69,11 +72,8 @@ struct Entry {
 
 impl Entry {
     #[inline(always)]
-    fn holds(&self, record: &Extracted) -> bool {
-        self.used
-            && self.host == record.host
-            && self.scheme == record.scheme
-            && self.port == record.port
+    fn holds(&self, host: &[u8], scheme: Option<Scheme>, port: Option<u16>) -> bool {
+        self.used && self.scheme == scheme && self.port == port && same_bytes(&self.host, host)
     }
 }
 
@@ -95,46 +95,86 @@ impl HostPrefixes {
         record: &Extracted,
         canon: &mut Canonicalizer,
     ) -> Option<(&[u8], usize)> {
-        let at = match self.slots.get(self.last) {
-            Some(e) if e.holds(record) => self.last,
-            _ => self.find(record, canon),
-        };
-        self.last = at;
+        let (host, scheme, port) = (&record.host[..], record.scheme, record.port);
+        self.lookup(host, scheme, port, canon, |key| {
+            key.host.extend_from_slice(host);
+            key.scheme = scheme;
+            key.port = port;
+        })
+    }
+
+    /// [`prefix`](Self::prefix) of the record whose host, scheme and port
+    /// `read_field` reads from `field` (a `vhost` line's `%v:%p`) into a
+    /// cleared record, keyed by `field`'s bytes: a line whose host is found
+    /// this way is not read into a record. Use a table for one kind of
+    /// field only (and not for [`prefix`](Self::prefix)).
+    #[inline(always)]
+    pub(super) fn prefix_of_field(
+        &mut self,
+        field: &[u8],
+        canon: &mut Canonicalizer,
+        read_field: impl FnOnce(&[u8], &mut Extracted),
+    ) -> Option<(&[u8], usize)> {
+        self.lookup(field, None, None, canon, |key| read_field(field, key))
+    }
+
+    /// The entry of the key (`host`, `scheme`, `port`), made if it is not
+    /// there by `fill`, which puts the fields of the record that has that
+    /// key into a cleared one.
+    #[inline(always)]
+    fn lookup(
+        &mut self,
+        host: &[u8],
+        scheme: Option<Scheme>,
+        port: Option<u16>,
+        canon: &mut Canonicalizer,
+        fill: impl FnOnce(&mut Extracted),
+    ) -> Option<(&[u8], usize)> {
+        let mut at = (host_hash(host) as usize) & (SLOTS - 1);
+        loop {
+            match self.slots.get(at) {
+                Some(e) if e.holds(host, scheme, port) => break,
+                Some(e) if e.used => at = (at + 1) & (SLOTS - 1),
+                _ => {
+                    at = self.make(host, scheme, port, canon, fill);
+                    break;
+                }
+            }
+        }
         let e = &self.slots[at];
         e.splits.then_some((&e.prefix[..], e.built_len))
     }
 
-    /// The slot of `record`'s host, made if it is not there.
+    /// Makes the entry of the key (`host`, `scheme`, `port`) with `fill`
+    /// (see [`lookup`](Self::lookup)), which is not in the table; returns
+    /// its slot.
+    #[cold]
     #[inline(never)]
-    fn find(&mut self, record: &Extracted, canon: &mut Canonicalizer) -> usize {
+    fn make(
+        &mut self,
+        host: &[u8],
+        scheme: Option<Scheme>,
+        port: Option<u16>,
+        canon: &mut Canonicalizer,
+        fill: impl FnOnce(&mut Extracted),
+    ) -> usize {
         if self.slots.is_empty() {
             self.slots.resize_with(SLOTS, Entry::default);
-        }
-        let mut at = (host_hash(&record.host) as usize) & (SLOTS - 1);
-        loop {
-            let e = &self.slots[at];
-            if !e.used {
-                break;
-            }
-            if e.holds(record) {
-                return at;
-            }
-            at = (at + 1) & (SLOTS - 1);
         }
         if self.used == MOST_HOSTS {
             self.slots.iter_mut().for_each(|e| e.used = false);
             self.used = 0;
-            return self.find(record, canon);
+        }
+        let mut at = (host_hash(host) as usize) & (SLOTS - 1);
+        while self.slots[at].used {
+            at = (at + 1) & (SLOTS - 1);
         }
         self.used += 1;
-        self.make(at, record, canon);
-        at
-    }
-
-    /// Makes slot `at` the entry of `record`'s host.
-    #[cold]
-    fn make(&mut self, at: usize, record: &Extracted, canon: &mut Canonicalizer) {
-        let built = request_url_of(record, b"/", None, self.scheme, &mut self.built);
+        let key = &mut self.key;
+        key.clear();
+        fill(key);
+        key.has_target = true;
+        let built = request_url_of(key, b"/", None, self.scheme, &mut self.built);
         let (splits, built_len) = match built {
             RequestUrl::Built { prefix } => (self.canonical_prefix(canon), prefix),
             _ => (false, 0),
@@ -142,15 +182,16 @@ impl HostPrefixes {
         let e = &mut self.slots[at];
         e.used = true;
         e.host.clear();
-        e.host.extend_from_slice(&record.host);
-        e.scheme = record.scheme;
-        e.port = record.port;
+        e.host.extend_from_slice(host);
+        e.scheme = scheme;
+        e.port = port;
         e.splits = splits;
         e.built_len = built_len;
         e.prefix.clear();
         if splits {
             e.prefix.extend_from_slice(&self.canonical);
         }
+        at
     }
 
     /// Leaves in `self.canonical` the canonical form of `self.built`
@@ -169,6 +210,20 @@ impl HostPrefixes {
         self.canonical.truncate(p.path_start as usize);
         root
     }
+}
+
+/// Whether `a` and `b` are the same bytes: a host is a few bytes, compared
+/// eight at a time inline instead of by a `memcmp` call.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (mut a8, mut b8) = (a.chunks_exact(8), b.chunks_exact(8));
+    if !a8.by_ref().zip(b8.by_ref()).all(|(x, y)| x == y) {
+        return false;
+    }
+    a8.remainder() == b8.remainder()
 }
 
 /// A hash of a host's bytes for the table's index: its first and last
@@ -311,12 +366,45 @@ mod tests {
         );
     }
 
+    /// A table keyed by fields: the prefix of the record that the field
+    /// reader makes, whatever else was in the record before, and no prefix
+    /// where that record has no host.
+    #[test]
+    fn prefixes_of_fields_are_those_of_the_records_read_from_them() {
+        let mut canon = Canonicalizer::new(Profile::Rfc3986);
+        let mut prefixes = HostPrefixes::new(None);
+        let read = |field: &[u8], out: &mut Extracted| match field.iter().position(|&b| b == b'~') {
+            Some(i) => {
+                out.host.extend_from_slice(&field[..i]);
+                out.port = std::str::from_utf8(&field[i + 1..])
+                    .ok()
+                    .and_then(|p| p.parse().ok());
+            }
+            None => out.host.extend_from_slice(field),
+        };
+        for _ in 0..2 {
+            let got = prefixes.prefix_of_field(b"A.example~8080", &mut canon, read);
+            assert_eq!(got.map(|g| g.0), Some(&b"http://a.example:8080"[..]));
+            let got = prefixes.prefix_of_field(b"A.example~443", &mut canon, read);
+            assert_eq!(got.map(|g| g.0), Some(&b"https://a.example"[..]));
+            let got = prefixes.prefix_of_field(b"A.example", &mut canon, read);
+            assert_eq!(
+                got,
+                Some((&b"http://a.example"[..], "http://A.example".len()))
+            );
+            assert_eq!(prefixes.prefix_of_field(b"", &mut canon, read), None);
+            assert_eq!(prefixes.prefix_of_field(b"a b", &mut canon, read), None);
+        }
+        assert_eq!(prefixes.used, 5);
+    }
+
     #[test]
     fn a_host_made_again_is_found_and_the_table_empties_when_full() {
         let mut canon = Canonicalizer::new(Profile::Whatwg);
         let mut prefixes = HostPrefixes::default();
+        // What else the record says does not matter.
         let mut record = Extracted::default();
-        record.has_target = true;
+        record.connect = true;
         for round in 0..3 {
             for i in 0..(MOST_HOSTS + 7) {
                 record.host.clear();

@@ -163,6 +163,10 @@ pub struct Worker {
     /// The canonical prefixes of the hosts records named last
     /// ([`hosted_in_line`](Self::hosted_in_line)).
     hosts: HostPrefixes,
+    /// The same for the host fields of lines read by
+    /// [`hosted_target_in_line`](Self::hosted_target_in_line), by the
+    /// field's bytes.
+    host_fields: HostPrefixes,
     /// The reader for the input of the last piece, with that input's index.
     reader: Option<(usize, RecordReader)>,
     /// Nothing is wanted of a URL but its bytes (no dedup key, SURT form,
@@ -231,7 +235,7 @@ impl<S: Sink> ReaderLoop for RecordsLoop<'_, '_, S> {
 /// [`Worker::each_line`] on the bare path with the in-line target scan, as
 /// a job of `simd::dispatch`: the loop is compiled for the engine the CPU
 /// has.
-struct InLineLoop<'a, R, S> {
+struct InLineLoop<'a, R, S, const HOSTED: bool> {
     worker: &'a mut Worker,
     sink: &'a mut S,
     reader: &'a mut R,
@@ -239,7 +243,7 @@ struct InLineLoop<'a, R, S> {
     out: &'a mut PieceOut,
 }
 
-impl<R: Extract, S: Sink> simd::Job for InLineLoop<'_, R, S> {
+impl<R: Extract, S: Sink, const HOSTED: bool> simd::Job for InLineLoop<'_, R, S, HOSTED> {
     type Output = ();
     #[inline(always)]
     fn run<C: Chunk>(self, chunk: C) {
@@ -250,7 +254,7 @@ impl<R: Extract, S: Sink> simd::Job for InLineLoop<'_, R, S> {
             piece,
             out,
         } = self;
-        worker.each_line::<R, S, C, true>(sink, reader, Some(chunk), &piece, out);
+        worker.each_line::<R, S, C, true, HOSTED>(sink, reader, Some(chunk), &piece, out);
     }
 }
 
@@ -361,6 +365,7 @@ impl Worker {
             base_prefix,
             record,
             built: Vec::new(),
+            host_fields: hosts.clone(),
             hosts,
             reader: None,
             bare,
@@ -474,7 +479,7 @@ impl Worker {
     ) {
         let (r, none) = (&mut PlainList, None::<simd::Table>);
         if !bare {
-            self.each_line::<_, S, _, false>(sink, r, none, piece, out)
+            self.each_line::<_, S, _, false, false>(sink, r, none, piece, out)
         } else if let Some(scan) = self.urls.canon.line_scan().filter(|_| sink.url_is_line()) {
             simd::dispatch(AsIsLoop {
                 worker: self,
@@ -484,7 +489,7 @@ impl Worker {
                 out,
             });
         } else {
-            self.each_line::<_, S, _, true>(sink, r, none, piece, out)
+            self.each_line::<_, S, _, true, false>(sink, r, none, piece, out)
         }
     }
 
@@ -590,17 +595,30 @@ impl Worker {
     ) {
         let none = None::<simd::Table>;
         if !bare {
-            self.each_line::<R, S, _, false>(sink, reader, none, piece, out);
+            self.each_line::<R, S, _, false, false>(sink, reader, none, piece, out);
         } else if self.opts.field == Field::Request && self.base_prefix.is_none() {
-            simd::dispatch(InLineLoop {
-                worker: self,
-                sink,
-                reader,
-                piece: *piece,
-                out,
-            });
+            // A reader that finds hosts in line (`vhost`) has a loop of its
+            // own: in the other's, the code that would call it costs
+            // pipeline/combined 9 instructions a line.
+            if reader.hosts_in_line() {
+                simd::dispatch(InLineLoop::<R, S, true> {
+                    worker: self,
+                    sink,
+                    reader,
+                    piece: *piece,
+                    out,
+                });
+            } else {
+                simd::dispatch(InLineLoop::<R, S, false> {
+                    worker: self,
+                    sink,
+                    reader,
+                    piece: *piece,
+                    out,
+                });
+            }
         } else {
-            self.each_line::<R, S, _, true>(sink, reader, none, piece, out);
+            self.each_line::<R, S, _, true, false>(sink, reader, none, piece, out);
         }
     }
 
@@ -618,7 +636,7 @@ impl Worker {
     /// Lines too long, skipped or rejected are counted as they come; the
     /// others, emitted, once after the loop (the full path counts its own).
     #[inline(always)]
-    fn each_line<R: Extract, S: Sink, C: Chunk, const BARE: bool>(
+    fn each_line<R: Extract, S: Sink, C: Chunk, const BARE: bool, const HOSTED: bool>(
         &mut self,
         sink: &mut S,
         reader: &mut R,
@@ -641,8 +659,8 @@ impl Worker {
             // No closure here: it would be a function of its own, compiled
             // without the engine's target features and called per line.
             let start_at = match in_line {
-                Some(chunk) => reader.request_start(line).map(|at| (chunk, at)),
-                None => None,
+                Some(chunk) if !HOSTED => reader.request_start(line).map(|at| (chunk, at)),
+                _ => None,
             };
             if let Some((chunk, at)) = start_at {
                 let canon = &mut self.urls.canon;
@@ -652,6 +670,12 @@ impl Worker {
                         continue;
                     }
                     out.out.truncate(start);
+                }
+            }
+            if let (Some(chunk), true) = (in_line, HOSTED) {
+                if self.hosted_target_in_line(chunk, reader, line, out) {
+                    sink.url(out, start);
+                    continue;
                 }
             }
             if BARE {
@@ -764,6 +788,46 @@ impl Worker {
                 sink.no_url(out);
             }
         }
+    }
+
+    /// The request URL of a line whose reader finds its host and where its
+    /// target starts without reading the rest of it
+    /// ([`Extract::hosted_request_start`]: a `vhost` line), when the
+    /// target is one the in-line scan takes: appended to `out.out` as
+    /// [`hosted_in_line`](Self::hosted_in_line) appends it, with `chunk`
+    /// the engine of the loop it is inlined in. `false`, with nothing
+    /// appended: the line takes the bare path.
+    #[inline(always)]
+    fn hosted_target_in_line<R: Extract, C: Chunk>(
+        &mut self,
+        chunk: C,
+        reader: &R,
+        line: &[u8],
+        out: &mut PieceOut,
+    ) -> bool {
+        let canon = &mut self.urls.canon;
+        if !canon.takes_in_line() {
+            return false;
+        }
+        let Some((host_end, at)) = reader.hosted_request_start(line) else {
+            return false;
+        };
+        let field = &line[..host_end];
+        let read_host = |field: &[u8], key: &mut Extracted| reader.read_host(field, key);
+        let Some((prefix, built_len)) = self.host_fields.prefix_of_field(field, canon, read_host)
+        else {
+            return false;
+        };
+        let start = out.out.len();
+        out.out.extend_from_slice(prefix);
+        if let Some(len) = canon.target_in_line(chunk, &line[at..], &mut out.out) {
+            if built_len + len <= canon.max_input_len() && reader.request_closes(&line[at + len..])
+            {
+                return true;
+            }
+        }
+        out.out.truncate(start);
+        false
     }
 
     /// The request URL of a record that names its host, if its target lies
