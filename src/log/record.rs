@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::csv::CsvColumns;
+use super::info::Info;
 use super::json::JsonPaths;
 use super::{Extracted, Field, Line, LogFormat, ReadOptions, Reader, ReaderLoop};
 
@@ -49,6 +50,11 @@ pub(crate) trait Extract {
     #[inline(always)]
     fn request_closes(&self, _rest: &[u8]) -> bool {
         false
+    }
+    /// See [`LogReader::info_in_line`](super::LogReader::info_in_line).
+    #[inline(always)]
+    fn info_in_line(&self, _line: &[u8], _target: usize, _after: usize) -> Info {
+        Info::default()
     }
 }
 
