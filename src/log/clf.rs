@@ -184,8 +184,12 @@ impl LogReader for ClfExtractor {
     #[inline(always)]
     fn info_in_line(&self, line: &[u8], target: usize, after: usize) -> Info {
         // The method's quote: upper-case letters back from the space
-        // before the target.
+        // before the target; five bytes back for `GET` and the other
+        // three-letter methods.
         let mut q = target - 2;
+        if line[target - 5] == b'"' {
+            q = target - 5;
+        }
         while line[q] != b'"' {
             q -= 1;
         }
