@@ -119,6 +119,19 @@ pub fn parse_u64(digits: &[u8]) -> Option<u64> {
     if digits.is_empty() {
         return None;
     }
+    // Nineteen digits always fit: no overflow check for them (a response
+    // size of every record of a summary is read here).
+    if digits.len() <= 19 {
+        let mut n: u64 = 0;
+        for &d in digits {
+            let v = d.wrapping_sub(b'0');
+            if v > 9 {
+                return None;
+            }
+            n = n * 10 + u64::from(v);
+        }
+        return Some(n);
+    }
     let mut n: u64 = 0;
     for &d in digits {
         if !d.is_ascii_digit() {
@@ -305,6 +318,13 @@ mod tests {
         assert_eq!(parse_u64(b"0"), Some(0));
         assert_eq!(parse_u64(b"007"), Some(7));
         assert_eq!(parse_u64(b"18446744073709551615"), Some(u64::MAX));
+        assert_eq!(
+            parse_u64(b"9999999999999999999"),
+            Some(9_999_999_999_999_999_999)
+        );
+        assert_eq!(parse_u64(b"0000000000000000000012"), Some(12));
+        assert_eq!(parse_u64(b"12/4"), None);
+        assert_eq!(parse_u64(b"1:"), None);
         assert_eq!(parse_u64(b"18446744073709551616"), None);
         assert_eq!(parse_u64(b"99999999999999999999999"), None);
         assert_eq!(parse_u64(b"000000000000000000000000001"), Some(1));

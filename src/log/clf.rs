@@ -193,6 +193,36 @@ impl LogReader for ClfExtractor {
         }
     }
 
+    /// What [`note_info`] notes of a line that [`request_start`]
+    /// (Self::request_start) took, from what it checked: the line is not
+    /// wrapped and has no virtual host, `%t` is the 28 bytes before ` "`,
+    /// and the request field is `"METHOD target HTTP/d.d"` with single
+    /// spaces, the method in upper-case letters.
+    #[inline(always)]
+    fn info_in_line(&self, line: &[u8], target: usize, after: usize) -> Info {
+        // The method's quote: upper-case letters back from the space
+        // before the target; five bytes back for `GET` and the other
+        // three-letter methods.
+        let mut q = target - 2;
+        if line[target - 5] == b'"' {
+            q = target - 5;
+        }
+        while line[q] != b'"' {
+            q -= 1;
+        }
+        let open = q - 1 - TIME_LEN;
+        let at = |s: usize, e: usize| (s < e).then_some((s, e));
+        let (status, bytes) = status_and_size(&line[after..]);
+        Info {
+            client: at(0, find::<Space>(&line[..open], 0)),
+            time: Some((open + 1, open + TIME_LEN - 1)),
+            method: Some((q + 1, target - 1)),
+            status: status.map(|(s, e)| (after + s, after + e)),
+            bytes: bytes.map(|(s, e)| (after + s, after + e)),
+            ..Info::default()
+        }
+    }
+
     /// `... [time] "request" ...`, possibly wrapped in quotes, or, inside
     /// a syslog message, a quoted request line `"GET /path` with no
     /// `[time]`. Details: [`VHOST`] and [`REFERER`].
@@ -625,6 +655,51 @@ mod tests {
             assert_eq!(request_closes(&usual[..n]), pattern(&usual[..n]), "{n}");
         }
         assert!(taken > 11 * 3, "{taken}");
+    }
+
+    /// `info_in_line` notes what `read` notes, on every line that
+    /// `request_start` and `request_closes` take: usual records, other
+    /// methods, odd clients, sizes and statuses, spaces and quotes after
+    /// the request, a line cut after it. Each line is tried cut at every
+    /// length too, so the fields after the request end anywhere.
+    #[test]
+    fn info_in_line_is_what_read_notes() {
+        let lines: &[&[u8]] = &[
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a?b HTTP/1.1" 200 2326 "-" "ua""#,
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "POST /form HTTP/1.0" 302 - "http://r/" "m""#,
+            br#"2001:db8::1 - u [10/Oct/2000:13:55:36 -0700] "PROPFIND /dav/ HTTP/1.1" 207 12"#,
+            br#"- - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/2.0"   404    0   "x""#,
+            br#"1.2.3.4:5678 - - [10/Oct/2000:13:55:36 -0700] "G /x HTTP/1.1" "200" 5"#,
+            br#"h - - [10/Oct/2000:13:55:36 -0700] "GET /x HTTP/1.1"	200 5"#,
+            br#"[10/Oct/2000:13:55:36 -0700] "GET /noclient HTTP/1.1" 200 5"#,
+            br#"a  b [10/Oct/2000:13:55:36 -0700] "ABCDEFGHIJKLMNOP /m HTTP/1.1" 1 22 333"#,
+            br#"x [10/Oct/2000:13:55:36 -0700] "GET /x HTTP/1.1" "#,
+            br#"x [10/Oct/2000:13:55:36 -0700] "GET /x HTTP/1.1""#,
+        ];
+        let reader = ClfExtractor::new(false);
+        let mut ex = Extracted::default();
+        ex.want_info(true);
+        let mut taken = 0;
+        for whole in lines {
+            for n in 0..=whole.len() {
+                let line = &whole[..n];
+                let shown = String::from_utf8_lossy(line);
+                let Some(at) = reader.request_start(line) else {
+                    continue;
+                };
+                let len = line[at..].iter().position(|&b| b == b' ');
+                let Some(len) = len.filter(|&l| request_closes(&line[at + l..])) else {
+                    continue;
+                };
+                let mut r = reader.clone();
+                assert_eq!(r.extract(line, Field::Request, &mut ex), Line::Record, "{shown}");
+                assert_eq!(ex.target(line), &line[at..at + len], "{shown}");
+                let info = LogReader::info_in_line(&reader, line, at, at + len + 10);
+                assert_eq!(info, ex.info, "{shown}");
+                taken += 1;
+            }
+        }
+        assert!(taken >= 3 * lines.len(), "{taken}");
     }
 
     fn run(vhost: bool, field: Field, line: &[u8]) -> (Line, Extracted) {

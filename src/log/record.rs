@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::csv::CsvColumns;
+use super::info::Info;
 use super::json::JsonPaths;
 use super::{Extracted, Field, Line, LogFormat, ReadOptions, Reader, ReaderLoop};
 
@@ -62,6 +63,11 @@ pub(crate) trait Extract {
     }
     /// See [`LogReader::read_host`](super::LogReader::read_host).
     fn read_host(&self, _field: &[u8], _out: &mut Extracted) {}
+    /// See [`LogReader::info_in_line`](super::LogReader::info_in_line).
+    #[inline(always)]
+    fn info_in_line(&self, _line: &[u8], _target: usize, _after: usize) -> Info {
+        Info::default()
+    }
 }
 
 impl RecordReader {

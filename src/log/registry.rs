@@ -23,6 +23,7 @@
 use std::sync::Arc;
 
 use super::csv::CsvColumns;
+use super::info::Info;
 use super::json::JsonPaths;
 use super::{Extract, Extracted, Field, HeaderLine, Line, LogFormat};
 
@@ -113,6 +114,16 @@ pub(crate) trait LogReader: Sized + std::fmt::Debug {
         false
     }
 
+    /// The other fields of a record whose target
+    /// [`request_start`](Self::request_start) found at `target` and whose
+    /// request field [`request_closes`](Self::request_closes) said ends
+    /// before `after` (the byte after its closing quote): what
+    /// [`read`](Self::read) notes of them in [`Extracted::info`] when asked.
+    #[inline(always)]
+    fn info_in_line(&self, _line: &[u8], _target: usize, _after: usize) -> Info {
+        Info::default()
+    }
+
     /// How to find the header lines whose state the records after them
     /// depend on (W3C's `#Fields:`), for formats that have them: a reader
     /// that starts in the middle of an input is given the last one with
@@ -177,6 +188,11 @@ impl<R: LogReader> Extract for R {
 
     fn read_host(&self, field: &[u8], out: &mut Extracted) {
         LogReader::read_host(self, field, out)
+    }
+
+    #[inline(always)]
+    fn info_in_line(&self, line: &[u8], target: usize, after: usize) -> Info {
+        LogReader::info_in_line(self, line, target, after)
     }
 }
 

@@ -52,7 +52,7 @@ pub(crate) const HINTS_KEPT: usize = 1 << 14;
 const CLIENTS_FOLLOWED: usize = 4096;
 
 const HINT_SEED: u64 = 0x0d12_ec75;
-const FOLLOW_SEED: u64 = 0xf0_11_0e;
+pub(crate) const FOLLOW_SEED: u64 = 0xf0_11_0e;
 
 /// The statuses that send a browser to another URL of the same page.
 /// (`303 See Other` answers a form with another page: no hint.)

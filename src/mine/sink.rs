@@ -14,8 +14,8 @@ use std::collections::BTreeSet;
 use std::io;
 use std::sync::{Arc, Mutex};
 
-use super::hints::{follow_hash, Follow};
-use super::summary::{Key, Record};
+use super::hints::{follow_hash, Follow, FOLLOW_SEED};
+use super::summary::{xxh64_two, Key, Record, CLIENT_SEED};
 use super::table::SummaryTable;
 use crate::log::info::{num2, parse_time, seconds_at, Info};
 use crate::pipeline::RecordSink;
@@ -93,7 +93,12 @@ impl RecordSink for WorkerSink {
             None => info.time(line),
         };
         let window = match (self.window, time) {
-            (Some(w), Some(t)) => Some(t.div_euclid(w) * w),
+            (Some(w), Some(t)) => Some(match self.last_window {
+                // The window of the record before (most records are in
+                // it): no division, whose latency is tens of cycles.
+                Some(s) if t.checked_sub(s).is_some_and(|d| (0..w).contains(&d)) => s,
+                _ => t.div_euclid(w) * w,
+            }),
             _ => None,
         };
         let hashes = info.client(line).map(|c| self.client.hashes(c));
@@ -179,9 +184,10 @@ impl ClientCache {
     /// such rows: the same address gives the same hash as in older
     /// summaries.
     fn hash(&mut self, client: &[u8]) -> (Option<u64>, u64) {
-        let c = if client
-            .iter()
-            .any(|&b| matches!(b, b'\\' | b'\t' | b'\n' | b'\r'))
+        let c = if maybe_escaped(client)
+            && client
+                .iter()
+                .any(|&b| matches!(b, b'\\' | b'\t' | b'\n' | b'\r'))
         {
             self.escaped.clear();
             crate::output::tabs::escape(client, &mut self.escaped);
@@ -189,8 +195,44 @@ impl ClientCache {
         } else {
             client
         };
-        (Record::client_hash(c), follow_hash(c))
+        // `Record::client_hash` and `follow_hash`, in one pass.
+        let (hash, follow) = xxh64_two(c, CLIENT_SEED, FOLLOW_SEED);
+        debug_assert_eq!(
+            (Some(hash), follow),
+            (Record::client_hash(c), follow_hash(c))
+        );
+        // A client as `Info::client` gives it is neither empty nor `-`,
+        // and its escaped form neither.
+        let summary = (!c.is_empty() && c != b"-").then_some(hash);
+        (summary, follow)
     }
+}
+
+/// Whether `client` may hold a byte that TSV escapes (`\\`, a tab, a line
+/// end): eight bytes at a time, a byte below 14 or a `\\` flagging a
+/// word (a client of control bytes is then checked byte by byte).
+#[inline]
+fn maybe_escaped(client: &[u8]) -> bool {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // The high bit of a byte of `w` below `n` (`n` at most 128), or
+    // above one that is (the subtraction's borrow): some byte is, if any
+    // bit is set.
+    let below = |w: u64, n: u8| w.wrapping_sub(LOW * u64::from(n)) & !w & HIGH;
+    let flags = |w: u64| below(w, 14) | below(w ^ (LOW * u64::from(b'\\')), 1);
+    let Some(last) = client.last_chunk::<8>() else {
+        return client.iter().any(|&b| b < 14 || b == b'\\');
+    };
+    let mut rest = client;
+    while let Some((word, tail)) = rest.split_first_chunk::<8>() {
+        if flags(u64::from_le_bytes(*word)) != 0 {
+            return true;
+        }
+        rest = tail;
+    }
+    // The bytes left, as the end of the last eight (a copy of a few
+    // bytes into a word is a `memcpy` call).
+    !rest.is_empty() && flags(u64::from_le_bytes(*last)) != 0
 }
 
 /// How a time text differs from the one [`TimeCache`] keeps.
@@ -497,6 +539,41 @@ mod tests {
     }
 
     #[test]
+    fn each_record_is_in_the_window_of_its_time_whatever_the_record_before() {
+        // The window of the record before is reused only for a time in
+        // it: times that stay, step over an edge, jump several windows
+        // ahead and come back.
+        let times = [
+            5, 86_399, 86_400, 400_000, 86_399, 0, 172_800, 172_799, 999_999,
+        ];
+        let records: Vec<(String, String)> = times
+            .iter()
+            .map(|t| (format!("/t{t}"), format!("200 5 {t} c")))
+            .collect();
+        let records: Vec<(&str, &str)> = records
+            .iter()
+            .map(|(u, l)| (u.as_str(), l.as_str()))
+            .collect();
+        let out = through_sinks(&records, 1, usize::MAX);
+        let mut got: Vec<(String, String)> = out
+            .lines()
+            .skip(1)
+            .map(|row| {
+                let cells: Vec<&str> = row.split('\t').collect();
+                (cells[1].to_owned(), cells[2].to_owned())
+            })
+            .collect();
+        got.sort();
+        let mut want: Vec<(String, String)> = times
+            .iter()
+            .map(|t| (format!("/t{t}"), (t / 86_400 * 86_400).to_string()))
+            .collect();
+        want.sort();
+        want.dedup();
+        assert_eq!(got, want, "{out}");
+    }
+
+    #[test]
     fn the_time_cache_rests_on_times_that_change_and_gives_the_parsed_values() {
         let calls = std::cell::Cell::new(0);
         let parse = |t: &[u8]| {
@@ -595,6 +672,31 @@ mod tests {
         let hash = xxhash_rust::xxh64::xxh64(b"a\\tb", super::super::summary::CLIENT_SEED);
         let want = format!("\t{hash:016x}\n");
         assert!(out.ends_with(&want), "{out}");
+    }
+
+    #[test]
+    fn maybe_escaped_flags_every_client_with_a_byte_tsv_escapes() {
+        // Each byte at each place of clients of up to 20 bytes: flagged
+        // whenever it is one TSV escapes; ordinary clients are not.
+        for len in 1..=20 {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut client = b"192.0.2.100:54321xyz"[..len].to_vec();
+                    client[at] = b;
+                    if matches!(b, b'\\' | b'\t' | b'\n' | b'\r') {
+                        assert!(maybe_escaped(&client), "{client:?}");
+                    }
+                }
+            }
+        }
+        for client in [
+            "192.0.2.1",
+            "2001:db8::1",
+            "a-much-longer-client-name.example.org",
+            "-",
+        ] {
+            assert!(!maybe_escaped(client.as_bytes()), "{client}");
+        }
     }
 
     #[test]

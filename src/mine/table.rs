@@ -56,6 +56,20 @@ impl Row {
         (self.host & WINDOWED != 0).then_some(self.window)
     }
 
+    /// Whether the row's key is `key`: as `self.key(keys) == *key`, the
+    /// cheap parts first, and no call to compare an empty host (most
+    /// logs' URLs have none).
+    #[inline]
+    fn is(&self, keys: &[u8], key: &Key<'_>) -> bool {
+        let host = self.host_len();
+        let url_at = self.at + host;
+        self.url_len as usize == key.url.len()
+            && host == key.host.len()
+            && self.window() == key.window
+            && keys[url_at..url_at + key.url.len()] == *key.url
+            && (host == 0 || keys[self.at..url_at] == *key.host)
+    }
+
     fn key<'k>(&self, keys: &'k [u8]) -> Key<'k> {
         let url_at = self.at + self.host_len();
         Key {
@@ -313,10 +327,7 @@ impl SummaryTable {
         let (rows, keys) = (&self.rows, &self.keys);
         let entry = self.index.entry(
             spread(hash),
-            |s| {
-                let r = &rows[s.row as usize];
-                s.hash == hash && r.url_len as usize == key.url.len() && r.key(keys) == key
-            },
+            |s| s.hash == hash && rows[s.row as usize].is(keys, &key),
             |s| spread(s.hash),
         );
         let i = match entry {
@@ -1249,6 +1260,54 @@ mod tests {
         let mut out = Vec::new();
         t.finish(&mut out).unwrap();
         (out, spilled)
+    }
+
+    #[test]
+    fn a_row_is_its_key_and_no_other() {
+        // Keys that differ in each part alone, a host and a URL that
+        // trade bytes, an empty host and URL, no window and window 0.
+        let keys: Vec<Key<'_>> = [
+            ("", "/a", None),
+            ("", "/a", Some(0)),
+            ("", "/b", None),
+            ("", "/ab", None),
+            ("h", "/a", None),
+            ("h", "/a", Some(0)),
+            ("h/", "a", None),
+            ("h", "/a", Some(86_400)),
+            ("g", "/a", None),
+            ("", "", None),
+            ("h", "", Some(0)),
+        ]
+        .iter()
+        .map(|&(host, url, window)| Key {
+            host: host.as_bytes(),
+            url: url.as_bytes(),
+            window,
+        })
+        .collect();
+        let mut arena = Vec::new();
+        let rows: Vec<Row> = keys
+            .iter()
+            .map(|k| {
+                let at = arena.len();
+                arena.extend_from_slice(k.host);
+                arena.extend_from_slice(k.url);
+                Row {
+                    at,
+                    window: k.window.unwrap_or(0),
+                    host: k.host.len() as u32 | if k.window.is_some() { WINDOWED } else { 0 },
+                    url_len: k.url.len() as u32,
+                    values: Packed::default(),
+                }
+            })
+            .collect();
+        for (row, own) in rows.iter().zip(&keys) {
+            assert_eq!(row.key(&arena), *own);
+            for key in &keys {
+                assert_eq!(row.is(&arena, key), key == own, "{own:?} {key:?}");
+            }
+        }
     }
 
     #[test]

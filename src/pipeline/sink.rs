@@ -13,6 +13,7 @@ use xxhash_rust::xxh64::xxh64;
 
 use super::worker::{DistinctUrl, PieceOut, RecordSink, Slot, Urls};
 use super::{Mode, Options};
+use crate::log::info::Info;
 use crate::log::{Extracted, Field, LogFormat};
 use crate::output::{Columns, Row, KEY_SEED};
 
@@ -57,6 +58,15 @@ pub(super) trait Sink {
 
     /// Full path: one line's slots (counted by the loop).
     fn line(&mut self, line: &LineOut<'_>, out: &mut PieceOut);
+
+    /// Whether the sink takes records ([`RecordSink`]): then, on the full
+    /// path, a request target canonicalized where it lies in its line goes
+    /// to [`record_in_line`](Self::record_in_line), with no slots.
+    const RECORDS: bool = false;
+
+    /// A record of `line`, its other fields at `info`, whose one URL (the
+    /// request's) is at `out.out[start..]` (counted by the loop).
+    fn record_in_line(&mut self, _out: &mut PieceOut, _start: usize, _line: &[u8], _info: &Info) {}
 }
 
 /// The run's sink, for [`super::worker::Worker`] to choose its loop's once a
@@ -292,5 +302,13 @@ impl Sink for Summary {
                 self.0.record(&l.urls.bytes[a..b], l.line, &l.record.info);
             }
         }
+    }
+
+    const RECORDS: bool = true;
+
+    #[inline(always)]
+    fn record_in_line(&mut self, out: &mut PieceOut, start: usize, line: &[u8], info: &Info) {
+        self.0.record(&out.out[start..], line, info);
+        out.out.truncate(start);
     }
 }

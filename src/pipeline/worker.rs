@@ -232,10 +232,11 @@ impl<S: Sink> ReaderLoop for RecordsLoop<'_, '_, S> {
     }
 }
 
-/// [`Worker::each_line`] on the bare path with the in-line target scan, as
-/// a job of `simd::dispatch`: the loop is compiled for the engine the CPU
-/// has.
-struct InLineLoop<'a, R, S, const HOSTED: bool> {
+/// [`Worker::each_line`] with the in-line target scan, on the bare path
+/// (`BARE`) or, for a sink of records, the full one, and for a reader that
+/// finds hosts in line (`HOSTED`) or not, as a job of `simd::dispatch`: the
+/// loop is compiled for the engine the CPU has.
+struct InLineLoop<'a, R, S, const BARE: bool, const HOSTED: bool> {
     worker: &'a mut Worker,
     sink: &'a mut S,
     reader: &'a mut R,
@@ -243,7 +244,9 @@ struct InLineLoop<'a, R, S, const HOSTED: bool> {
     out: &'a mut PieceOut,
 }
 
-impl<R: Extract, S: Sink, const HOSTED: bool> simd::Job for InLineLoop<'_, R, S, HOSTED> {
+impl<R: Extract, S: Sink, const BARE: bool, const HOSTED: bool> simd::Job
+    for InLineLoop<'_, R, S, BARE, HOSTED>
+{
     type Output = ();
     #[inline(always)]
     fn run<C: Chunk>(self, chunk: C) {
@@ -254,7 +257,7 @@ impl<R: Extract, S: Sink, const HOSTED: bool> simd::Job for InLineLoop<'_, R, S,
             piece,
             out,
         } = self;
-        worker.each_line::<R, S, C, true, HOSTED>(sink, reader, Some(chunk), &piece, out);
+        worker.each_line::<R, S, C, BARE, HOSTED>(sink, reader, Some(chunk), &piece, out);
     }
 }
 
@@ -594,32 +597,43 @@ impl Worker {
         out: &mut PieceOut,
     ) {
         let none = None::<simd::Table>;
-        if !bare {
+        let in_line = self.opts.field == Field::Request && self.base_prefix.is_none();
+        if !bare && S::RECORDS && self.bare && in_line {
+            // Records: their target canonicalized in the line too, and
+            // their other fields noted from where its scan ended
+            // (`Extract::info_in_line`).
+            self.in_line_loop::<R, S, false, false>(sink, reader, piece, out);
+        } else if !bare {
             self.each_line::<R, S, _, false, false>(sink, reader, none, piece, out);
-        } else if self.opts.field == Field::Request && self.base_prefix.is_none() {
+        } else if in_line && reader.hosts_in_line() {
             // A reader that finds hosts in line (`vhost`) has a loop of its
             // own: in the other's, the code that would call it costs
             // pipeline/combined 9 instructions a line.
-            if reader.hosts_in_line() {
-                simd::dispatch(InLineLoop::<R, S, true> {
-                    worker: self,
-                    sink,
-                    reader,
-                    piece: *piece,
-                    out,
-                });
-            } else {
-                simd::dispatch(InLineLoop::<R, S, false> {
-                    worker: self,
-                    sink,
-                    reader,
-                    piece: *piece,
-                    out,
-                });
-            }
+            self.in_line_loop::<R, S, true, true>(sink, reader, piece, out);
+        } else if in_line {
+            self.in_line_loop::<R, S, true, false>(sink, reader, piece, out);
         } else {
             self.each_line::<R, S, _, true, false>(sink, reader, none, piece, out);
         }
+    }
+
+    /// [`each_line`](Self::each_line) with the in-line scan, as the job
+    /// [`InLineLoop`] of `simd::dispatch`.
+    #[inline]
+    fn in_line_loop<R: Extract, S: Sink, const BARE: bool, const HOSTED: bool>(
+        &mut self,
+        sink: &mut S,
+        reader: &mut R,
+        piece: &PieceLines<'_>,
+        out: &mut PieceOut,
+    ) {
+        simd::dispatch(InLineLoop::<R, S, BARE, HOSTED> {
+            worker: self,
+            sink,
+            reader,
+            piece: *piece,
+            out,
+        });
     }
 
     /// The one line loop: each line of `piece`, read by `reader`, goes to
@@ -631,7 +645,10 @@ impl Worker {
     ///   in) first where the target lies;
     /// - otherwise each wanted field's URL is canonicalized with everything
     ///   the options ask for and the line's slots go to the sink
-    ///   ([`full_line`](Self::full_line));
+    ///   ([`full_line`](Self::full_line)); for a sink of records
+    ///   ([`Sink::RECORDS`]) with nothing else wanted, `in_line` first too,
+    ///   the record going to [`Sink::record_in_line`] with its other fields
+    ///   noted from where the target's scan ended;
     ///
     /// Lines too long, skipped or rejected are counted as they come; the
     /// others, emitted, once after the loop (the full path counts its own).
@@ -666,7 +683,13 @@ impl Worker {
                 let canon = &mut self.urls.canon;
                 if let Some(len) = canon.target_in_line(chunk, &line[at..], &mut out.out) {
                     if reader.request_closes(&line[at + len..]) {
-                        sink.url(out, start);
+                        if S::RECORDS && !BARE {
+                            // ` HTTP/d.d"`: ten bytes after the target.
+                            let info = reader.info_in_line(line, at, at + len + 10);
+                            sink.record_in_line(out, start, line, &info);
+                        } else {
+                            sink.url(out, start);
+                        }
                         continue;
                     }
                     out.out.truncate(start);
