@@ -903,11 +903,13 @@ pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
     let mut counts: HashMap<Proposal, Tallied> = HashMap::new();
     let skipped_buckets = text_pairs(urls, th.bucket_cap, |view, i, j| {
         let (a, b) = (&urls[i], &urls[j]);
-        let Some(p) = align(&a.target, &b.target).filter(|p| view.finds(p)) else {
+        // Proposed by text, not supported by sizes: no candidate. The
+        // sizes first: `verdict` costs a tenth of `align`, and half the
+        // pairs a size bucket gives do not agree.
+        if verdict(a.learn_part(), b.learn_part()).verdict != Verdict::Agree {
             return;
-        };
-        // Proposed by text, not supported by sizes: no candidate.
-        if verdict(a.learn_part(), b.learn_part()).verdict == Verdict::Agree {
+        }
+        if let Some(p) = align(&a.target, &b.target).filter(|p| view.finds(p)) {
             tally(&mut counts, p, a, b);
         }
     });

@@ -383,28 +383,41 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
     let mut level = 0;
     let mut urls: Vec<UrlEntry> = Vec::new();
     let mut current: Option<Current> = None;
+    // The last URL's buffers, emptied, for the next one: its text and its
+    // two window lists were allocated, grown and freed for every URL.
+    let mut spare: Option<Current> = None;
     let mut sampled_urls = 0;
-    let mut flush_url = |current: &mut Option<Current>, urls: &mut Vec<UrlEntry>, level: u32| {
+    let mut flush_url = |current: &mut Option<Current>,
+                         spare: &mut Option<Current>,
+                         urls: &mut Vec<UrlEntry>,
+                         level: u32| {
         if let Some(mut c) = current.take() {
             c.close_window(&window_index, split);
             let target = target_of(&c.url);
             // (Level 0 keeps every URL: no hash to make.)
-            if level > 0 && !kept(level, sample_hash(target)) {
+            if level == 0 || kept(level, sample_hash(target)) {
+                keep_windows(&mut c.learn_windows);
+                keep_windows(&mut c.confirm_windows);
+                let learned = c.learn_windows.len() as u8; // at most WINDOWS_KEPT
+                let mut windows =
+                    Vec::with_capacity(c.learn_windows.len() + c.confirm_windows.len());
+                windows.extend_from_slice(&c.learn_windows);
+                windows.extend_from_slice(&c.confirm_windows);
+                urls.push(UrlEntry {
+                    target: target.to_owned(),
+                    hits: c.learn.hits + c.confirm.hits,
+                    learn: Side::of(&c.learn),
+                    confirm: Side::of(&c.confirm),
+                    windows: windows.into_boxed_slice(),
+                    learned,
+                });
+            } else {
                 sampled_urls += 1;
-                return;
             }
-            keep_windows(&mut c.learn_windows);
-            keep_windows(&mut c.confirm_windows);
-            let learned = c.learn_windows.len() as u8; // at most WINDOWS_KEPT
-            c.learn_windows.extend_from_slice(&c.confirm_windows);
-            urls.push(UrlEntry {
-                target: target.to_owned(),
-                hits: c.learn.hits + c.confirm.hits,
-                learn: Side::of(&c.learn),
-                confirm: Side::of(&c.confirm),
-                windows: c.learn_windows.into_boxed_slice(),
-                learned,
-            });
+            c.url.clear();
+            c.learn_windows.clear();
+            c.confirm_windows.clear();
+            *spare = Some(c);
         }
     };
     let (hints, head_lines) = read_head(&mut *file, name, None).map_err(MineError::Summary)?;
@@ -416,7 +429,7 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
     for_each_row_in(&mut *file, name, head_lines, form, |key, row| {
         let row_host = text_if_new(&mut last_host, key.host, host.is_some());
         if let Some(row_host) = row_host.filter(|h| host.as_deref() != Some(&**h)) {
-            flush_url(&mut current, &mut urls, level);
+            flush_url(&mut current, &mut spare, &mut urls, level);
             if let Some(h) = host.take() {
                 let hints = hints.remove(&h).unwrap_or_default();
                 miner.host(h, std::mem::take(&mut urls), &hints);
@@ -429,14 +442,23 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
         }
         let url = text_if_new(&mut last_url, key.url, current.is_some());
         if let Some(url) = url.filter(|u| current.as_ref().is_none_or(|c| c.url != *u)) {
-            flush_url(&mut current, &mut urls, level);
-            current = Some(Current {
-                url: url.into_owned(),
-                learn: UrlSummary::default(),
-                confirm: UrlSummary::default(),
-                learn_windows: Vec::new(),
-                confirm_windows: Vec::new(),
-                window: None,
+            flush_url(&mut current, &mut spare, &mut urls, level);
+            current = Some(match spare.take() {
+                Some(mut c) => {
+                    c.url.push_str(&url);
+                    c.learn = UrlSummary::default();
+                    c.confirm = UrlSummary::default();
+                    c.window = None;
+                    c
+                }
+                None => Current {
+                    url: url.into_owned(),
+                    learn: UrlSummary::default(),
+                    confirm: UrlSummary::default(),
+                    learn_windows: Vec::new(),
+                    confirm_windows: Vec::new(),
+                    window: None,
+                },
             });
         }
         if let Some(c) = current.as_mut() {
@@ -457,7 +479,7 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
         Ok(())
     })
     .map_err(MineError::Summary)?;
-    flush_url(&mut current, &mut urls, level);
+    flush_url(&mut current, &mut spare, &mut urls, level);
     if let Some(h) = host.take() {
         let hints = hints.remove(&h).unwrap_or_default();
         miner.host(h, urls, &hints);

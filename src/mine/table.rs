@@ -81,12 +81,24 @@ impl Row {
 }
 
 /// Bytes a row costs in the table beyond its key bytes, for the budget: an
-/// estimate, not an exact count. It is what it was when a row held its
-/// `UrlSummary` (64 bytes for the map's slot, a few kept sizes and clients,
-/// and the 248-byte row), so that the table spills where it did (the
-/// statistics count the rows spilled); a packed row and its slot take 72
-/// bytes, an outgrown one 200 more.
-const ROW_COST: usize = 64 + 248;
+/// estimate, not an exact count. The 64-byte row, its slot in the map (8
+/// bytes, a control byte, the map's free slots), what sorting it for a
+/// spill takes beside the table (its 16-byte sort entry, its host's number
+/// and its place in the order), and room for the vectors' growth and the
+/// program's buffers. It was 312 (the size a row had when it held its
+/// `UrlSummary`), while most rows stay packed: the table spilled at about
+/// half its budget, and each spill is one more run that every row of the
+/// merge is compared with. Measured on `benches/mine-speed.sh`'s *wide* log
+/// (`/usr/bin/time canonurl summarize -j 1 --window 1h --profile aggressive
+/// --memory 232MiB`: the budget of `canonurl mine`'s stage 0), peak RSS
+/// 194 MiB with 176, against 225 to 235 MiB for mining that summary; with
+/// 144, `canonurl mine -j 1` peaked at up to 257 MiB.
+const ROW_COST: usize = 176;
+
+/// Bytes a row that outgrew its packed form costs on top of [`ROW_COST`]:
+/// its `UrlSummary` (248 bytes), and room for the samples it keeps on the
+/// heap once they pass two.
+const OUTGROWN_COST: usize = 256;
 
 /// A slot of the table's map: a row's number and its key's hash
 /// ([`SummaryTable::hash`]), kept for the map's growth and to pass over
@@ -313,7 +325,9 @@ impl SummaryTable {
     /// The row of `key`, made empty if it is new. Spills first when the
     /// table is over its budget.
     pub(crate) fn row(&mut self, key: Key<'_>) -> io::Result<RowMut<'_>> {
-        if self.bytes > self.limit || self.rows.len() >= u32::MAX as usize {
+        if self.bytes + self.outgrown.len() * OUTGROWN_COST > self.limit
+            || self.rows.len() >= u32::MAX as usize
+        {
             self.spill()?;
         }
         if key.host.len() >= WINDOWED as usize || key.url.len() > u32::MAX as usize {
@@ -496,7 +510,13 @@ struct SortEntry {
 /// Eight bytes of `url` from `depth`, big-endian, zeros past its end: of
 /// two URLs equal before `depth`, the one with the smaller prefix is the
 /// smaller URL (equal prefixes decide nothing).
+#[inline]
 fn prefix_at(url: &[u8], depth: usize) -> u64 {
+    // Most URLs have the eight bytes: read as one word, not copied (a
+    // `memcpy` call for a copy of a length known only at run time).
+    if let Some(word) = url.get(depth..depth.saturating_add(8)) {
+        return u64::from_be_bytes(word.try_into().unwrap_or_default());
+    }
     let mut b = [0u8; 8];
     if let Some(tail) = url.get(depth..) {
         let n = tail.len().min(8);
@@ -578,16 +598,38 @@ fn sort_order(rows: &[Row], keys: &[u8]) -> Vec<u32> {
             }
         }
     }
-    let mut entries: Vec<SortEntry> = host_of
-        .iter()
-        .enumerate()
-        .map(|(i, &id)| SortEntry {
-            rank: rank[id as usize],
+    // The entries by host rank first (a counting sort: the ranks are the
+    // few hosts' numbers), then each host's by prefix: a comparison sort
+    // of each host's rows rather than of the whole table's.
+    let mut starts = vec![0usize; hosts.len() + 1];
+    for &id in &host_of {
+        starts[rank[id as usize] as usize + 1] += 1;
+    }
+    for k in 1..starts.len() {
+        starts[k] += starts[k - 1];
+    }
+    let mut next = starts.clone();
+    let mut entries = vec![
+        SortEntry {
+            rank: 0,
+            row: 0,
+            prefix: 0
+        };
+        rows.len()
+    ];
+    for (i, &id) in host_of.iter().enumerate() {
+        let r = rank[id as usize];
+        let at = &mut next[r as usize];
+        entries[*at] = SortEntry {
+            rank: r,
             row: i as u32,
             prefix: prefix_at(url(i as u32), shared[id as usize]),
-        })
-        .collect();
-    entries.sort_unstable_by_key(|e| (e.rank, e.prefix));
+        };
+        *at += 1;
+    }
+    for k in 0..hosts.len() {
+        entries[starts[k]..starts[k + 1]].sort_unstable_by_key(|e| e.prefix);
+    }
     // Runs of equal rank and prefix, each with the depth of its next bytes.
     let mut runs: Vec<(usize, usize, usize)> = Vec::new();
     let host_rank_depth = |e: &SortEntry| shared[host_of[e.row as usize] as usize] + 8;
@@ -604,7 +646,13 @@ fn sort_order(rows: &[Row], keys: &[u8]) -> Vec<u32> {
         let (mut common, mut longest) = (first.len(), 0);
         for e in run.iter_mut() {
             let u = url(e.row);
-            common = common_prefix(&first[..common], u);
+            // The bytes before `depth` are equal (they ordered nothing)
+            // where both URLs have them: compared from there.
+            common = if common >= depth && u.len() >= depth {
+                depth + common_prefix(&first[depth..common], &u[depth..])
+            } else {
+                common_prefix(&first[..common], u)
+            };
             longest = longest.max(u.len());
             e.prefix = prefix_at(u, depth);
         }
