@@ -772,13 +772,25 @@ impl Config {
             }
             None => None,
         };
+        // The allow-list is the last word: a parameter another rule
+        // removes is reported under that rule.
+        if listed.is_none() && self.keep_params.is_some() {
+            return self.drop_unkept(name);
+        }
+        listed
+    }
+
+    /// `keep-params` on a parameter no other rule removes: out of line,
+    /// like [`drop_param_slow`](Self::drop_param_slow), so that the query
+    /// pass does not load the allow-list and the enabled rules for every
+    /// query (most rule sets have no allow-list).
+    #[inline(never)]
+    fn drop_unkept(&self, name: &[u8]) -> Option<Rule> {
         match &self.keep_params {
-            // The allow-list is the last word: a parameter another rule
-            // removes is reported under that rule.
-            Some(keep) if listed.is_none() && self.enabled.has(Rule::KeepParams) => {
+            Some(keep) if self.enabled.has(Rule::KeepParams) => {
                 (!keep.iter().any(|g| g.matches(name))).then_some(Rule::KeepParams)
             }
-            _ => listed,
+            _ => None,
         }
     }
 
