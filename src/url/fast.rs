@@ -222,6 +222,34 @@ pub fn scan_canonical(
     ))
 }
 
+/// [`scan_canonical`] for a rule set that can tell from the scan alone
+/// whether its rules leave a URL as it is (`keep`, given the parts and
+/// facts found; never asked about a URL with lower-case hex digits): such
+/// a URL is appended to `out` as [`canonical_http`] appends it, and its
+/// parts returned with `true`. `Some((parts, false))`: taken by the scan
+/// but not kept (nothing appended); `None`: not canonical as it stands.
+/// One job, so that `keep` reads the scan's offsets where they are, and
+/// the copy is made as the fast path makes it (first, taken back when not
+/// wanted).
+#[inline(always)]
+pub fn scan_canonical_kept<F: FnOnce(&Parts, PathFacts) -> bool>(
+    input: &[u8],
+    strict_escapes: bool,
+    target: bool,
+    out: &mut Vec<u8>,
+    keep: F,
+) -> Option<(Parts, bool)> {
+    dispatch(ScanKept {
+        scan: Scan::<true> {
+            input,
+            strict_escapes,
+            target,
+        },
+        out,
+        keep,
+    })
+}
+
 /// What the dedup rules' scan ([`scan_canonical`]) saw in a path, for the
 /// path rules, which then need not read the path again to know that they
 /// have nothing to do.
@@ -512,6 +540,35 @@ impl<const RULES: bool> Job for Scan<'_, RULES> {
             (false, true) => http::<true, RULES, C>(chunk, self.input),
             (false, false) => http::<false, RULES, C>(chunk, self.input),
         }
+    }
+}
+
+/// [`scan_canonical_kept`] as a [`Job`].
+struct ScanKept<'a, F> {
+    scan: Scan<'a, true>,
+    out: &'a mut Vec<u8>,
+    keep: F,
+}
+
+impl<F: FnOnce(&Parts, PathFacts) -> bool> Job for ScanKept<'_, F> {
+    type Output = Option<(Parts, bool)>;
+    #[inline(always)]
+    fn run<C: Chunk>(self, chunk: C) -> Option<(Parts, bool)> {
+        let input = self.scan.input;
+        let start = self.out.len();
+        // Copied first, as `Fast` copies a URL (most are kept).
+        self.out.extend_from_slice(input);
+        let found = self.scan.run(chunk);
+        let Some(found) = found else {
+            self.out.truncate(start);
+            return None;
+        };
+        let parts = found.parts(input.len() as u32);
+        if !found.lower_hex && (self.keep)(&parts, found.facts) {
+            return Some((parts, true));
+        }
+        self.out.truncate(start);
+        Some((parts, false))
     }
 }
 
