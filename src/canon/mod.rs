@@ -749,13 +749,20 @@ impl Canonicalizer {
         // Most URLs in logs are canonical already: recognized in one pass and
         // copied whole. An absolute http(s) URL means the same with or
         // without a base, and in either mode.
+        let origin_form = mode == Mode::Target && input.first() == Some(&b'/');
         let fast = if fast_tried {
             None
-        } else if mode == Mode::Target && base.is_none() && input.first() == Some(&b'/') {
+        } else if origin_form && base.is_none() {
             // An origin-form request target with no host: path-only.
             fast::canonical_target(input, rfc3986, out)
         } else {
             fast::canonical_http(input, rfc3986, out)
+        };
+        // A URL that lacks only its path `/` (`http://example.com`), before
+        // the parser is tried.
+        let fast = match fast {
+            None if !origin_form => fast::canonical_bare_http(input, rfc3986, out),
+            taken => taken,
         };
         let mut canonical = if let Some((parts, unchanged)) = fast {
             debug_assert!(parts.is_consistent(&out[start..]));

@@ -142,17 +142,18 @@ pub fn parse_host(
 /// (Examples: the test `parse_host_examples`.)
 #[inline]
 pub fn ends_in_a_number(domain: &[u8]) -> bool {
+    // Cheap exit for almost every real domain, before the rest: a number
+    // ends in a digit, a hex digit or the "x" of a bare "0x", maybe with a
+    // "." after it.
+    match domain.last() {
+        Some(&b) if ENDS_A_NUMBER[b as usize] != 0 => {}
+        _ => return false,
+    }
     // "If the last item in parts is the empty string: if parts's size is 1,
     // return false; remove the last item from parts."
-    let domain = match domain.strip_suffix(b".") {
-        Some(rest) => rest,
-        None if domain.is_empty() => return false,
-        None => domain,
-    };
-    // Cheap exit for almost every real domain: a number ends in a digit, a
-    // hex digit or the "x" of a bare "0x".
+    let domain = domain.strip_suffix(b".").unwrap_or(domain);
     match domain.last() {
-        Some(&b) if b.is_ascii_hexdigit() || (b | 0x20) == b'x' => {}
+        Some(&b) if ENDS_A_NUMBER[b as usize] & DIGIT != 0 => {}
         _ => return false,
     }
     // Labels are short: a plain reverse scan beats a memrchr call here.
@@ -170,6 +171,27 @@ pub fn ends_in_a_number(domain: &[u8]) -> bool {
         && (last[1] | 0x20) == b'x'
         && last[2..].iter().all(u8::is_ascii_hexdigit)
 }
+
+/// Each byte's part in the end of a number ([`ends_in_a_number`]):
+/// [`DIGIT`] for a hex digit or `x`/`X`, [`DOT`] for `.`, 0 for any other.
+/// A table: the three tests were about 6 instructions a URL of the fast
+/// path, and the test of a last `.` before them about 4 (`benches/guard.sh`).
+static ENDS_A_NUMBER: [u8; 256] = {
+    let mut t = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        if (b as u8).is_ascii_hexdigit() || (b as u8 | 0x20) == b'x' {
+            t[b] = DIGIT;
+        }
+        b += 1;
+    }
+    t[b'.' as usize] = DOT;
+    t
+};
+/// [`ENDS_A_NUMBER`]'s flag of a byte that can end a number.
+const DIGIT: u8 = 1;
+/// [`ENDS_A_NUMBER`]'s flag of `.`, which can follow one.
+const DOT: u8 = 2;
 
 /// The [opaque-host parser](https://url.spec.whatwg.org/#concept-opaque-host-parser).
 fn parse_opaque_host(input: &[u8], out: &mut Vec<u8>) -> Result<HostKind, (Reason, usize)> {

@@ -332,25 +332,59 @@ pub trait Job {
 }
 
 /// Runs `job` with AVX2 when the CPU has it, else SSSE3, else SSE2
-/// (`x86_64`), or with the table (other targets). The choice is std's cached
-/// CPU check (a load and a test per call): release builds target the
-/// baseline CPU, not the build machine.
+/// (`x86_64`), or with the table (other targets). The choice is made once
+/// and kept in [`ENGINE`] (a load and a compare per call): release builds
+/// target the baseline CPU, not the build machine. (With std's cached
+/// checks, two of them, each a load through the global offset table, about
+/// 8 instructions a URL more, `benches/guard.sh`.)
 #[inline(always)]
 pub fn dispatch<J: Job>(job: J) -> J::Output {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        if let Some(engine) = Avx2::detect() {
-            // SAFETY: `with_avx2` requires AVX2, which `engine` proves.
-            return unsafe { avx2::with_avx2(job, engine) };
+        let mut engine = ENGINE.load(std::sync::atomic::Ordering::Relaxed);
+        if engine == 0 {
+            engine = choose_engine();
         }
-        if let Some(engine) = Ssse3::detect() {
-            // SAFETY: `with_ssse3` requires SSSE3, which `engine` proves.
-            return unsafe { ssse3::with_ssse3(job, engine) };
+        match engine {
+            // SAFETY: `with_avx2` requires AVX2, and `ENGINE` holds
+            // `AVX2` only once `Avx2::detect` found it (and SSSE3), so
+            // the value made here is one `Avx2::detect` would make.
+            AVX2 => unsafe { avx2::with_avx2(job, Avx2(Ssse3(()))) },
+            // SAFETY: as above, for SSSE3 and `Ssse3::detect`.
+            SSSE3 => unsafe { ssse3::with_ssse3(job, Ssse3(())) },
+            _ => with_sse2(job),
         }
-        with_sse2(job)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     job.run(Table)
+}
+
+/// The engine [`dispatch`] runs jobs with: [`AVX2`], [`SSSE3`] or [`SSE2`],
+/// or 0 before the first job ([`choose_engine`]).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+static ENGINE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+const AVX2: u8 = 3;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+const SSSE3: u8 = 2;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+const SSE2: u8 = 1;
+
+/// Sets [`ENGINE`] from the CPU's features, and returns it (threads that
+/// race here store the same value).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cold]
+#[inline(never)]
+fn choose_engine() -> u8 {
+    let engine = if Avx2::detect().is_some() {
+        AVX2
+    } else if Ssse3::detect().is_some() {
+        SSSE3
+    } else {
+        SSE2
+    };
+    ENGINE.store(engine, std::sync::atomic::Ordering::Relaxed);
+    engine
 }
 
 /// Runs `job` with SSE2, out of line like the SSSE3 copy: inlined, it made
@@ -983,6 +1017,31 @@ impl ByteSet for CanonicalDomainStop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `dispatch` runs jobs with the engine the CPU's features say (the
+    /// one `ENGINE` keeps, from the first job on), the best one it has.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[test]
+    fn dispatch_keeps_the_best_engine() {
+        struct Wide;
+        impl Job for Wide {
+            type Output = bool;
+            fn run<C: Chunk>(self, _: C) -> bool {
+                C::WIDE
+            }
+        }
+        let wide = dispatch(Wide);
+        let expected = if Avx2::detect().is_some() {
+            AVX2
+        } else if Ssse3::detect().is_some() {
+            SSSE3
+        } else {
+            SSE2
+        };
+        assert_eq!(ENGINE.load(std::sync::atomic::Ordering::Relaxed), expected);
+        assert_eq!(wide, expected == AVX2);
+        assert_eq!(dispatch(Wide), wide);
+    }
 
     #[test]
     fn sets_are_what_their_names_say() {
