@@ -13,6 +13,8 @@
 #       canonurl -j 1 -f plain --profile whatwg --pipe -o /dev/null MIX
 #       minus the same command on an empty file, over MIX, the four lists
 #       concatenated (109,062 lines);
+#   pipeline/plain-aggressive  the same command and MIX with --profile
+#       aggressive: the bare path with rules (no as-is loop);
 #   plain pipe minus library  pipeline/plain-whatwg minus the whatwg counts
 #       of the four lists weighted by their URLs: what the pipeline adds per
 #       URL; checked against a fixed bound (issue 12: at most 100), not the
@@ -26,7 +28,7 @@
 #       (`%v:%p`, three hosts), -f vhost: the path of records that log
 #       their host, whose URL is built and canonicalized whole.
 # All four lists (kasztp, node_files, userbait, isaacs_files; 6 MB) are used:
-# the whole measurement (21 callgrind runs) takes 8-10 s on a 2-core AMD EPYC
+# the whole measurement (23 callgrind runs) takes 8-10 s on a 2-core AMD EPYC
 # even with the machine busy (load average 10), so there is no need to sample
 # them.
 #
@@ -134,6 +136,12 @@ cmd=("$canonurl" -j 1 -f plain --profile whatwg --pipe -o /dev/null)
 empty="$(refs "${cmd[@]}" "$tmp/empty.txt")"
 total="$(refs "${cmd[@]}" "$mix")"
 per_line pipeline/plain-whatwg "$total" "$empty" "$(wc -l <"$mix")" >>"$measured"
+# The same with rules: the bare path that canonicalizes each line into the
+# output, not the as-is loop (issue 32).
+cmd=("$canonurl" -j 1 -f plain --profile aggressive --pipe -o /dev/null)
+empty="$(refs "${cmd[@]}" "$tmp/empty.txt")"
+total="$(refs "${cmd[@]}" "$mix")"
+per_line pipeline/plain-aggressive "$total" "$empty" "$(wc -l <"$mix")" >>"$measured"
 log="$tmp/access.log"
 "$generator" --size 8MiB --out "$log"
 cmd=("$canonurl" -j 1 -f combined -o /dev/null)

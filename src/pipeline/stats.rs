@@ -99,10 +99,20 @@ impl Stats {
     }
 
     /// Counts a URL that the rules in `fired` changed.
+    // A rule's bit is `1 << rule as u8` (`Rule::bit`), the index of its
+    // count: the set bits are taken one by one, not each of `Rule::ALL`
+    // tested (`RuleMask::iter`), which cost about 90 instructions a URL on
+    // the bare path with rules (pipeline/plain-aggressive, kasztp).
+    #[inline]
     pub(crate) fn rule_fired(&mut self, fired: RuleMask) {
         self.rules_urls += 1;
-        for r in fired.iter() {
-            self.rules_changed[r as usize] += 1;
+        let mut bits = fired.0;
+        while bits != 0 {
+            let at = bits.trailing_zeros() as usize;
+            if let Some(n) = self.rules_changed.get_mut(at) {
+                *n += 1;
+            }
+            bits &= bits - 1;
         }
     }
 
@@ -456,4 +466,27 @@ pub(crate) fn human_bytes(n: u64) -> String {
         unit += 1;
     }
     format!("{v:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `rule_fired` counts each rule of the mask at the index that
+    /// `RuleMask::iter` gives it, and nothing else.
+    #[test]
+    fn rule_fired_counts_the_rules_of_the_mask() {
+        let mut stats = Stats::default();
+        let mut expected = [0u64; Rule::ALL.len()];
+        for (i, &r) in Rule::ALL.iter().enumerate() {
+            let other = Rule::ALL[(i * 7 + 3) % Rule::ALL.len()];
+            let mask = RuleMask::of(&[r, other]);
+            stats.rule_fired(mask);
+            for m in mask.iter() {
+                expected[m as usize] += 1;
+            }
+        }
+        assert_eq!(stats.rules_changed, expected);
+        assert_eq!(stats.rules_urls, Rule::ALL.len() as u64);
+    }
 }

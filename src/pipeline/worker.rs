@@ -781,7 +781,12 @@ impl Worker {
         let result = match reader.extract(line, field, &mut self.record) {
             Line::Skip(s) => Err(NoUrl::Skip(s)),
             Line::Error(e, at) => Err(NoUrl::Reject(Why::Line(e), at)),
-            Line::Record if self.hosted_in_line(field, line, out) => Ok(RuleMask::NONE),
+            // A `plain` line has no host of its own (its record is cleared
+            // once a piece): not asked, a call of about 15 instructions a
+            // line saved (pipeline/plain-aggressive).
+            Line::Record if !R::PLAIN && self.hosted_in_line(field, line, out) => {
+                Ok(RuleMask::NONE)
+            }
             Line::Record => {
                 let (base, scheme) = (self.base_prefix.as_deref(), self.opts.scheme);
                 field_input::<R>(&self.record, line, field, base, scheme, &mut self.built).and_then(
