@@ -441,6 +441,21 @@ impl RuleMask {
     pub fn iter(self) -> impl Iterator<Item = Rule> {
         Rule::ALL.into_iter().filter(move |r| self.has(*r))
     }
+
+    /// The indices (`rule as usize`) of the rules in the set, lowest
+    /// first, one step a rule in it: where [`iter`](Self::iter) tests each
+    /// of [`Rule::ALL`] (about 90 instructions a URL when the pipeline
+    /// counts the rules that fired, pipeline/plain-aggressive).
+    #[inline]
+    #[cfg_attr(not(feature = "pipeline"), allow(dead_code))]
+    pub(crate) fn indices(self) -> impl Iterator<Item = usize> {
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            let at = bits.trailing_zeros() as usize;
+            bits &= bits.wrapping_sub(1);
+            (at < 32).then_some(at)
+        })
+    }
 }
 
 impl fmt::Display for RuleMask {
