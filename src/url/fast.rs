@@ -18,10 +18,10 @@ use super::host::ends_in_a_number;
 use super::parser::{is_double_dot, is_single_dot};
 use super::parts::{Parts, ABSENT};
 use super::simd::{
-    dispatch, find_path_run_with, find_rules_path_run_with, find_with, CanonicalDomainStop,
-    CanonicalFragmentStop, CanonicalQueryStop, Chunk, InLineFragmentStop, InLineQueryStop, Job,
-    Rfc3986FragmentStop, Rfc3986PathRulesStop, Rfc3986PathStop, Rfc3986QueryStop,
-    SpecialPathRulesStop, SpecialPathSet,
+    dispatch, find_path_run_with, find_rules_path_run_with, find_with, push_short,
+    CanonicalDomainStop, CanonicalFragmentStop, CanonicalQueryStop, Chunk, InLineFragmentStop,
+    InLineQueryStop, Job, Rfc3986FragmentStop, Rfc3986PathRulesStop, Rfc3986PathStop,
+    Rfc3986QueryStop, SpecialPathRulesStop, SpecialPathSet,
 };
 use crate::ascii::hex_value;
 
@@ -466,14 +466,15 @@ impl Job for Fast<'_> {
             } else {
                 target::<false, false, C>(chunk, self.input)
             }?;
-            self.out.extend_from_slice(self.input);
+            push_short(self.out, self.input);
             return Some(found.finish(self.input, &mut self.out[start..]));
         }
         // URLs are copied first, taken back if not canonical: copied last,
         // the scan's offsets had to be kept around the `memcpy` call
         // (register moves and stack slots, about 40 instructions per URL on
-        // `kasztp.txt`), and most URLs are taken.
-        self.out.extend_from_slice(self.input);
+        // `kasztp.txt`), and most URLs are taken. Most are short enough to
+        // be copied without the call ([`push_short`]).
+        push_short(self.out, self.input);
         // One copy per profile: the escape checks are then decided at
         // compile time instead of at every `%` and every path run.
         let found = if self.strict_escapes {
@@ -557,7 +558,7 @@ impl<const DOTS: bool> Job for InLine<'_, DOTS> {
         if let Some(path_end) = dotted_path {
             push_without_dots(&self.line[..end], path_end, self.out);
         } else {
-            self.out.extend_from_slice(&self.line[..end]);
+            push_short(self.out, &self.line[..end]);
         }
         // `Found::finish` without the parts, which no caller takes here:
         // through it, about 3 instructions a line more (pipeline/combined).
@@ -603,7 +604,7 @@ impl<F: FnOnce(&Parts, PathFacts) -> bool> Job for ScanKept<'_, F> {
         let input = self.scan.input;
         let start = self.out.len();
         // Copied first, as `Fast` copies a URL (most are kept).
-        self.out.extend_from_slice(input);
+        push_short(self.out, input);
         let found = self.scan.run(chunk);
         let Some(found) = found else {
             self.out.truncate(start);
