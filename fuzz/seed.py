@@ -12,6 +12,9 @@ format and once for a configuration picked at random (for conservation, half
 of those are format detection). A chunk from the middle of a W3C log gets the
 `#Fields:` line in effect there put in front.
 
+summary_merge seeds: random inputs of 4 to 200 records, half of them of each
+log shape the target builds (it takes no data from the shared directory).
+
 Everything goes to fuzz/corpus/<target>/ (ignored by git); nothing from the
 shared data is committed: run this before fuzzing. Deterministic: the same
 data gives the same seeds.
@@ -164,3 +167,17 @@ for fmt, chunk in log_seeds:
 for i in range(0, len(seeds), 40):
     bodies.append(conservation_cfg("plain") + b"\n".join(seeds[i:i + 40]) + b"\n")
 write("conservation", bodies)
+
+# summary_merge: no data to take from (the target builds its logs from the
+# bytes); random inputs long enough for tens to hundreds of records, half of
+# each shape (`data[1]` bit 2: `vhost` or `combined`), so that the runs do not
+# start from inputs of a few bytes. Their own generator: the seeds above stay
+# as they were.
+sm = random.Random(31)
+bodies = []
+for i in range(64):
+    records = sm.randrange(4, 200)
+    shape = 4 if i % 2 else 0
+    head = bytes([sm.randrange(256), (sm.randrange(256) & ~4) | shape])
+    bodies.append(head + bytes(sm.randrange(256) for _ in range(6 * records)))
+write("summary_merge", bodies)
