@@ -34,6 +34,17 @@ impl Glob {
         }
     }
 
+    /// The name lengths it can match, a bit per length ([`length_bit`]):
+    /// its length without `*`s, or that and longer with one.
+    pub fn length_mask(&self) -> u64 {
+        let fixed = self.pattern.iter().filter(|&&b| b != b'*').count();
+        if self.pattern.contains(&b'*') {
+            !0 << fixed.min(63)
+        } else {
+            length_bit(fixed)
+        }
+    }
+
     /// Whether `name` matches, ASCII case-insensitively.
     pub fn matches(&self, name: &[u8]) -> bool {
         if self.literal {
@@ -41,6 +52,13 @@ impl Glob {
         }
         matches_at(&self.pattern, name)
     }
+}
+
+/// A name length's bit in a [`Glob::length_mask`]: bit `len`, and bit 63
+/// for every length from 63 on.
+#[inline(always)]
+pub fn length_bit(len: usize) -> u64 {
+    1 << len.min(63)
 }
 
 /// Iterative glob matching with one backtrack point (the last `*`): linear

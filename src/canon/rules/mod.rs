@@ -632,6 +632,11 @@ pub(crate) struct Config {
     /// offset from the configuration, with no bounds to check, instead of
     /// loading (and keeping) a pointer and a length for every query.
     param_first: [u32; 257],
+    /// The lengths of the names that the entries of `param_first[b]` can
+    /// match, by the same first byte (`glob::length_bit`'s bits): a name
+    /// whose length none has is compared with none of them. Inline, as
+    /// `param_first` is.
+    param_lens: [u64; 256],
     param_entries: Vec<ParamEntry>,
     /// Patterns that start with `*` or `?`: tried for every name.
     param_wild: Vec<ParamEntry>,
@@ -669,6 +674,7 @@ impl Config {
             drop_params: Vec::new(),
             paths: Vec::new(),
             param_first: [0; 257],
+            param_lens: [0; 256],
             param_entries: Vec::new(),
             param_wild: Vec::new(),
             index_first: [false; 256],
@@ -684,25 +690,33 @@ impl Config {
         // precedence (tracking, then session, then defaults).
         let mut keyed: Vec<(u8, ParamEntry)> = Vec::new();
         let mut wild = Vec::new();
-        let mut add = |first: Option<u8>, entry: ParamEntry| match first {
-            Some(b) => keyed.push((b.to_ascii_lowercase(), entry)),
+        let mut lens = [0u64; 256];
+        let mut add = |first: Option<u8>, lengths: u64, entry: ParamEntry| match first {
+            Some(b) => {
+                let b = b.to_ascii_lowercase();
+                lens[b as usize] |= lengths;
+                keyed.push((b, entry));
+            }
             None => wild.push(entry),
         };
         for (i, g) in self.tracking.iter().enumerate() {
-            add(g.first_literal(), ParamEntry::Tracking(i));
+            add(g.first_literal(), g.length_mask(), ParamEntry::Tracking(i));
         }
         for (i, p) in self.session.iter().enumerate() {
-            add(p.name.first_literal(), ParamEntry::Session(i));
+            let g = &p.name;
+            add(g.first_literal(), g.length_mask(), ParamEntry::Session(i));
         }
         for (i, g) in self.state.iter().enumerate() {
-            add(g.first_literal(), ParamEntry::State(i));
+            add(g.first_literal(), g.length_mask(), ParamEntry::State(i));
         }
         for (i, (name, _)) in self.defaults.iter().enumerate() {
-            add(name.first().copied(), ParamEntry::Default(i));
+            let lengths = glob::length_bit(name.len());
+            add(name.first().copied(), lengths, ParamEntry::Default(i));
         }
         for (i, g) in self.drop_params.iter().enumerate() {
-            add(g.first_literal(), ParamEntry::Drop(i));
+            add(g.first_literal(), g.length_mask(), ParamEntry::Drop(i));
         }
+        self.param_lens = lens;
         keyed.sort_by_key(|&(b, e)| (b, e.rule()));
         let mut first = [0u32; 257];
         for &(b, _) in &keyed {
@@ -777,11 +791,15 @@ impl Config {
     pub(crate) fn drop_param(&self, name: &[u8], value: &[u8]) -> Option<Rule> {
         let listed = match name.first() {
             Some(&b) => {
+                // Compared only with the entries that start like it and
+                // can be as long (`param_lens`), and the wild ones.
                 let first = b.to_ascii_lowercase() as usize;
-                let (a, b) = (self.param_first[first], self.param_first[first + 1]);
-                if a == b && self.param_wild.is_empty() {
+                if self.param_lens[first] & glob::length_bit(name.len()) == 0
+                    && self.param_wild.is_empty()
+                {
                     None
                 } else {
+                    let (a, b) = (self.param_first[first], self.param_first[first + 1]);
                     self.drop_param_slow(a, b, name, value)
                 }
             }
@@ -1195,6 +1213,64 @@ impl RuleSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `drop_param`'s length filter (`param_lens`) leaves out only names
+    /// that no entry of their first byte matches: the same answer as
+    /// comparing every such entry, for names of every length up to 70
+    /// made from each entry's pattern, on the default lists and on a
+    /// rules file's globs with `?` and `*`.
+    #[test]
+    fn length_filter_keeps_every_match() {
+        let mut custom = Config::for_mask(RuleMask::up_to(Tier::Aggressive));
+        custom.tracking.push(Glob::new("ab?d").unwrap());
+        custom.tracking.push(Glob::new("x*y?z").unwrap());
+        custom.drop_params.push(Glob::new("ref").unwrap());
+        custom.defaults.push((b"sort".to_vec(), b"asc".to_vec()));
+        custom.enabled.insert(Rule::DropParams);
+        custom.enabled.insert(Rule::DefaultParams);
+        custom.finish();
+        let defaults = Config::for_mask(RuleMask::up_to(Tier::Aggressive));
+        let mut tried = 0;
+        for cfg in [&defaults, &custom] {
+            let starts: [&[u8]; 10] = [
+                b"a", b"ab", b"x", b"r", b"s", b"UTM_", b"j", b"l", b"p", b"S",
+            ];
+            for start in starts {
+                for len in start.len()..70 {
+                    for fill in [b'y', b'd', b'_', b'z'] {
+                        let mut name = vec![fill; len];
+                        name[..start.len()].copy_from_slice(start);
+                        let f = start[0].to_ascii_lowercase() as usize;
+                        let (a, b) = (cfg.param_first[f], cfg.param_first[f + 1]);
+                        for value in [&b"asc"[..], &[b'a'; 32][..]] {
+                            let all = cfg.drop_param_slow(a, b, &name, value);
+                            assert_eq!(
+                                cfg.drop_param(&name, value),
+                                all,
+                                "{}",
+                                name.escape_ascii()
+                            );
+                            tried += usize::from(all.is_some());
+                        }
+                    }
+                }
+            }
+            // Names that an entry matches, as they are.
+            for (n, v) in [
+                ("utm_source", "x"),
+                ("SID", "0123456789abcdef0123456789abcdef"),
+            ] {
+                assert!(cfg.drop_param(n.as_bytes(), v.as_bytes()).is_some(), "{n}");
+            }
+        }
+        for (n, v) in [("abcd", ""), ("xqqyqz", ""), ("ref", "1"), ("sort", "asc")] {
+            assert!(
+                custom.drop_param(n.as_bytes(), v.as_bytes()).is_some(),
+                "{n}"
+            );
+        }
+        assert!(tried > 0);
+    }
 
     #[test]
     fn names_round_trip_and_are_unique() {
