@@ -13,6 +13,7 @@
 use std::collections::{HashMap, HashSet};
 
 use regex::Regex;
+use smallvec::SmallVec;
 
 use super::evidence::{verdict, Part, Side, Thresholds, Verdict, WindowSize};
 
@@ -250,8 +251,8 @@ fn remove_params(
 ) -> Option<String> {
     let mut kept: Vec<&str> = Vec::new();
     let mut removed = false;
-    for pair in query.split('&') {
-        let (k, v) = match pair.split_once('=') {
+    for pair in split_at_byte(query, b'&') {
+        let (k, v) = match split_once_at_byte(pair, b'=') {
             Some((k, v)) => (k, Some(v)),
             None => (pair, None),
         };
@@ -289,9 +290,36 @@ pub(crate) fn push_grouping_key(target: &str, out: &mut String) {
 
 /// Where a parameter rule applies: the path up to its first segment with a
 /// digit (ids vary, the directory does not), ending in `/`.
+/// `text` cut at each `sep`, an ASCII byte, as `text.split(char::from(sep))`
+/// cuts it, without the char searcher's set-up at each piece (a few pieces
+/// of a few bytes are the common case).
+fn split_at_byte(text: &str, sep: u8) -> impl Iterator<Item = &str> {
+    debug_assert!(sep.is_ascii());
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let t = rest?;
+        match t.bytes().position(|b| b == sep) {
+            // An ASCII byte is a whole character: both sides are `str`s.
+            Some(i) => {
+                rest = Some(&t[i + 1..]);
+                Some(&t[..i])
+            }
+            None => rest.take(),
+        }
+    })
+}
+
+/// `text.split_once(char::from(sep))` for an ASCII `sep`, without the char
+/// searcher.
+fn split_once_at_byte(text: &str, sep: u8) -> Option<(&str, &str)> {
+    debug_assert!(sep.is_ascii());
+    let i = text.bytes().position(|b| b == sep)?;
+    Some((&text[..i], &text[i + 1..]))
+}
+
 fn param_prefix(path: &str) -> String {
     let mut prefix = String::from("/");
-    for seg in path.split('/').filter(|s| !s.is_empty()) {
+    for seg in split_at_byte(path, b'/').filter(|s| !s.is_empty()) {
         if seg.bytes().any(|b| b.is_ascii_digit()) {
             break;
         }
@@ -336,8 +364,11 @@ fn align(a: &str, b: &str) -> Option<Proposal> {
     let (pa, qa) = split_query(a);
     let (pb, qb) = split_query(b);
     if pa == pb {
-        let mut xa: Vec<&str> = qa.map_or(Vec::new(), |q| q.split('&').collect());
-        let mut xb: Vec<&str> = qb.map_or(Vec::new(), |q| q.split('&').collect());
+        // (On the stack: most queries have a few pairs.)
+        fn pairs(q: Option<&str>) -> SmallVec<[&str; 8]> {
+            q.map_or(SmallVec::new(), |q| split_at_byte(q, b'&').collect())
+        }
+        let (mut xa, mut xb) = (pairs(qa), pairs(qb));
         xa.sort_unstable();
         xb.sort_unstable();
         let (long, short) = if xa.len() > xb.len() {
@@ -385,13 +416,13 @@ fn align(a: &str, b: &str) -> Option<Proposal> {
                 });
             }
         }
-        let sa: Vec<&str> = pa.split('/').collect();
-        let sb: Vec<&str> = pb.split('/').collect();
+        let sa: SmallVec<[&str; 16]> = split_at_byte(pa, b'/').collect();
+        let sb: SmallVec<[&str; 16]> = split_at_byte(pb, b'/').collect();
         if sa.len() == sb.len() {
-            let differ: Vec<usize> = (0..sa.len()).filter(|&i| sa[i] != sb[i]).collect();
+            let mut differ = (0..sa.len()).filter(|&i| sa[i] != sb[i]);
             // A slug keeps something after it that tells pages apart.
-            if let [i] = differ[..] {
-                if i + 1 < sa.len() && !sa[i + 1..].concat().is_empty() {
+            if let (Some(i), None) = (differ.next(), differ.next()) {
+                if i + 1 < sa.len() && sa[i + 1..].iter().any(|s| !s.is_empty()) {
                     return Some(Proposal::Slug {
                         before: sa[1..i].iter().map(|s| (*s).to_owned()).collect(),
                     });
@@ -717,11 +748,11 @@ fn text_pairs(urls: &[UrlEntry], cap: usize, mut visit: impl FnMut(View, usize, 
     for (i, u) in urls.iter().enumerate() {
         let (path, query) = split_query(&u.target);
         if let Some(q) = query {
-            for out in 0..q.split('&').take(PAIRS_TRIED).count() {
+            for out in 0..split_at_byte(q, b'&').take(PAIRS_TRIED).count() {
                 key.clear();
                 key.push_str(path);
                 let mut sep = '?';
-                for (k, pair) in q.split('&').enumerate() {
+                for (k, pair) in split_at_byte(q, b'&').enumerate() {
                     if k != out {
                         key.push(sep);
                         key.push_str(pair);
@@ -1172,7 +1203,7 @@ pub(crate) fn from_hints(hints: &[HintPair], th: &Thresholds) -> Vec<(Candidate,
 
 fn param_value(target: &str, name: &str) -> Option<String> {
     let (_, query) = split_query(target);
-    query?.split('&').find_map(|p| match p.split_once('=') {
+    split_at_byte(query?, b'&').find_map(|p| match split_once_at_byte(p, b'=') {
         Some((k, v)) if k == name => Some(v.to_owned()),
         None if p == name => Some(String::new()),
         _ => None,
@@ -1228,6 +1259,42 @@ fn param_candidate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `split_at_byte` cuts as `str::split` does (and `split_once_at_byte`
+    /// as `str::split_once`): empty pieces at either end and between
+    /// separators, non-ASCII text around them.
+    #[test]
+    fn split_at_byte_is_str_split() {
+        for text in [
+            "",
+            "&",
+            "&&",
+            "a",
+            "a&",
+            "&a",
+            "a&b",
+            "a&&b",
+            "&a&b&",
+            "é&ü=1&",
+            "/",
+            "/a/b/",
+            "//x//",
+            "/p/ä/é.html",
+            "x=1&y=%26&z",
+        ] {
+            for sep in [b'&', b'/'] {
+                let ours: Vec<&str> = split_at_byte(text, sep).collect();
+                let std: Vec<&str> = text.split(char::from(sep)).collect();
+                assert_eq!(ours, std, "{text:?} at {:?}", char::from(sep));
+                assert_eq!(
+                    split_once_at_byte(text, sep),
+                    text.split_once(char::from(sep)),
+                    "{text:?} at {:?}",
+                    char::from(sep)
+                );
+            }
+        }
+    }
 
     #[test]
     fn pairs_align_into_one_family_each() {
