@@ -212,7 +212,7 @@ fn first_problem(bytes: &[u8], set: u8) -> Option<(Reason, usize)> {
     let forbidden = bytes.iter().position(|&b| class::is(b, set));
     let checked = &bytes[..forbidden.unwrap_or(bytes.len())];
     if !checked.is_ascii() {
-        if let Err(e) = std::str::from_utf8(checked) {
+        if let Err(e) = simdutf8::compat::from_utf8(checked) {
             return Some((Reason::InvalidUtf8Host, e.valid_up_to()));
         }
     }
@@ -312,7 +312,7 @@ fn domain_to_ascii_fast(
 #[cold]
 #[inline(never)]
 fn domain_to_ascii_slow(decoded: &[u8], out: &mut Vec<u8>) -> Result<(), (Reason, usize)> {
-    if let Err(e) = std::str::from_utf8(decoded) {
+    if let Err(e) = simdutf8::compat::from_utf8(decoded) {
         return Err((Reason::InvalidUtf8Host, e.valid_up_to()));
     }
     // Forbidden domain code points are checked on ToASCII's result, as the
