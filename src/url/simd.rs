@@ -16,7 +16,7 @@
 //!   same two lookups on thirty-two bytes at once, so that a search on an
 //!   input of 32 bytes or more goes 32 bytes a step (and a component that
 //!   ends within the input's last 32 bytes takes one step); shorter inputs
-//!   are classified with the SSSE3 lookups (in the AVX encoding).
+//!   take the same lookup on sixteen bytes in the low lane.
 //! - [`Table`] everywhere else: the set's 256-entry table, a byte at a time,
 //!   read where the table is stored (it is not copied per byte).
 //!
@@ -283,7 +283,11 @@ impl Chunk for Ssse3 {
 
 /// The AVX2 engine. A value exists only when the CPU has AVX2 and SSSE3:
 /// the field is private and [`Avx2::detect`] is the only constructor. Its
-/// sixteen-byte steps (inputs shorter than 32 bytes) are the SSSE3 engine's.
+/// sixteen-byte steps (inputs shorter than 32 bytes) are the 32-byte
+/// lookups on the sixteen bytes in the low lane, with the same tables: with
+/// SSSE3's own (sixteen-byte constants of their own), the compiler loaded
+/// those in every path scan, before it knew which step the input takes,
+/// about 6 instructions a URL (`benches/guard.sh`, whatwg).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 pub struct Avx2(Ssse3);
@@ -304,11 +308,14 @@ impl Chunk for Avx2 {
     const WIDE: bool = true;
     #[inline(always)]
     fn members<S: ByteSet>(self, chunk: &[u8; 16]) -> u32 {
-        self.0.members::<S>(chunk)
+        // SAFETY: `avx2::members_low` requires AVX2; `self` exists only if
+        // `Avx2::detect` found it.
+        unsafe { avx2::members_low::<S>(chunk) }
     }
     #[inline(always)]
     fn path_bits<S: ByteSet>(self, chunk: &[u8; 16]) -> (u32, u32, u32) {
-        self.0.path_bits::<S>(chunk)
+        // SAFETY: as above.
+        unsafe { avx2::path_bits_low::<S>(chunk) }
     }
     #[inline(always)]
     fn members_wide<S: ByteSet>(self, chunk: &[u8; 32]) -> u32 {
@@ -872,7 +879,7 @@ mod ssse3 {
 
     #[target_feature(enable = "ssse3")]
     #[inline]
-    fn load(bytes: &[u8; 16]) -> __m128i {
+    pub(super) fn load(bytes: &[u8; 16]) -> __m128i {
         // Two plain loads: no raw pointer is needed to fill the register.
         let lo = i64::from_le_bytes(*bytes.first_chunk::<8>().expect("16 bytes"));
         let hi = i64::from_le_bytes(*bytes.last_chunk::<8>().expect("16 bytes"));
@@ -896,11 +903,12 @@ mod ssse3 {
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
+    use super::ssse3::load as load16;
     use super::{Avx2, ByteSet, Job, Nibbles};
     use std::arch::x86_64::{
         __m256i, _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8,
         _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_setzero_si256,
-        _mm256_shuffle_epi8, _mm256_srli_epi16, _mm_set_epi64x,
+        _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_zextsi128_si256,
     };
 
     /// Runs `job` compiled for AVX2 (its `run` is inlined here).
@@ -922,9 +930,7 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     #[inline]
     fn table(t: &[u8; 16]) -> __m256i {
-        let lo = i64::from_le_bytes(*t.first_chunk::<8>().expect("16 bytes"));
-        let hi = i64::from_le_bytes(*t.last_chunk::<8>().expect("16 bytes"));
-        _mm256_broadcastsi128_si256(_mm_set_epi64x(hi, lo))
+        _mm256_broadcastsi128_si256(load16(t))
     }
 
     nibble_lookups! {
@@ -932,6 +938,36 @@ mod avx2 {
         and: _mm256_and_si256, set1: _mm256_set1_epi8, srli16: _mm256_srli_epi16,
         shuffle: _mm256_shuffle_epi8, cmpeq: _mm256_cmpeq_epi8, zero: _mm256_setzero_si256,
         movemask: _mm256_movemask_epi8
+    }
+
+    /// Sixteen bytes in the low lane, zeros above.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn low(bytes: &[u8; 16]) -> __m256i {
+        _mm256_zextsi128_si256(load16(bytes))
+    }
+
+    /// [`members`] of sixteen bytes: their lookup in the low lane, with
+    /// the same tables as the 32-byte steps (see [`Avx2`]).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn members_low<S: ByteSet>(chunk: &[u8; 16]) -> u32 {
+        let m = lookup(low(chunk), &const { S::NIBBLES });
+        !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, _mm256_setzero_si256())) as u32) & 0xffff
+    }
+
+    /// [`path_bits`] of sixteen bytes, as [`members_low`].
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn path_bits_low<S: ByteSet>(chunk: &[u8; 16]) -> (u32, u32, u32) {
+        let (tables, masks) = const { S::PATH_NIBBLES };
+        let m = lookup(low(chunk), &tables);
+        let zero = _mm256_setzero_si256();
+        let class = |mask: u8| {
+            let none = _mm256_cmpeq_epi8(_mm256_and_si256(m, _mm256_set1_epi8(mask as i8)), zero);
+            !(_mm256_movemask_epi8(none) as u32) & 0xffff
+        };
+        (class(masks[0]), class(masks[1]), class(masks[2]))
     }
 }
 
