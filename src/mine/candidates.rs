@@ -731,7 +731,9 @@ fn text_hash(bytes: &[u8]) -> u64 {
 /// the pairs linear in the URLs.
 fn text_pairs(urls: &[UrlEntry], cap: usize, mut visit: impl FnMut(View, usize, usize)) -> u64 {
     let index = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
-    let mut exact: HashMap<u64, u32> = HashMap::with_capacity(urls.len());
+    // Keyed by `text_hash`es, looked up only (never walked): hashed again
+    // by `hashbrown`'s quick hasher, not std's SipHash.
+    let mut exact: hashbrown::HashMap<u64, u32> = hashbrown::HashMap::with_capacity(urls.len());
     for (i, u) in urls.iter().enumerate() {
         exact
             .entry(text_hash(u.target.as_bytes()))
@@ -773,8 +775,8 @@ fn text_pairs(urls: &[UrlEntry], cap: usize, mut visit: impl FnMut(View, usize, 
         }
     }
     drop(exact);
-    let mut first: HashMap<u64, u32> = HashMap::with_capacity(urls.len());
-    let mut star = |key: &str, i: usize, view: View, first: &mut HashMap<u64, u32>| {
+    let mut first: hashbrown::HashMap<u64, u32> = hashbrown::HashMap::with_capacity(urls.len());
+    let mut star = |key: &str, i: usize, view: View, first: &mut hashbrown::HashMap<u64, u32>| {
         let j = *first.entry(text_hash(key.as_bytes())).or_insert(index(i));
         if j as usize != i {
             visit(view, j as usize, i);
