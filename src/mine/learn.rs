@@ -690,7 +690,7 @@ fn target_of(url: &str) -> &str {
 /// The length of [`target_of`] the URL's text as the miner keeps it
 /// (lossy UTF-8): for the budget's count of bytes.
 fn target_len(url: &[u8]) -> u64 {
-    let len = match std::str::from_utf8(url) {
+    let len = match simdutf8::basic::from_utf8(url) {
         Ok(text) => target_of(text).len(),
         Err(_) => target_of(&String::from_utf8_lossy(url)).len(),
     };
