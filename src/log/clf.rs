@@ -20,7 +20,7 @@ use super::info::Info;
 use super::ReadOptions;
 use super::{Extracted, Field, Line, LineError, LogFormat, LogReader, Skip, Tally};
 use crate::ascii;
-use crate::url::simd::{find, ByteSet};
+use crate::url::simd::{find, members, ByteSet};
 
 /// `-f auto`'s details of a line (see [`LogReader::shape`]): a virtual
 /// host before the client, a referer after the request.
@@ -295,7 +295,7 @@ impl ClfExtractor {
         if self.vhost || is_wrapped(line) {
             return None;
         }
-        request_after_time(line, find::<OpenBracket>(line, 0))
+        request_after_time(line, open_bracket(line))
     }
 
     /// [`request_start`](Self::request_start) of a `vhost` line: where its
@@ -328,6 +328,23 @@ impl ClfExtractor {
     }
 }
 
+/// `find::<OpenBracket>(line, 0)`, the first 32 bytes in one step: the `[`
+/// of `%t` is a client's address and ` - - ` in (19 bytes in
+/// `192.168.100.200 - - [`), where sixteen-byte steps took two.
+#[inline(always)]
+fn open_bracket(line: &[u8]) -> usize {
+    let Some(head) = line.first_chunk::<32>() else {
+        return find::<OpenBracket>(line, 0);
+    };
+    let (lo, hi) = head.split_at(16);
+    let lo: &[u8; 16] = lo.try_into().expect("16 bytes");
+    let hi: &[u8; 16] = hi.try_into().expect("16 bytes");
+    let hits = members::<OpenBracket>(lo) | members::<OpenBracket>(hi) << 16;
+    if hits != 0 {
+        return hits.trailing_zeros() as usize;
+    }
+    find::<OpenBracket>(line, 32)
+}
 /// The steps of [`ClfExtractor::request_start`] from `open`, where the
 /// `[` of `%t` was found (the line's length if it was not).
 #[inline(always)]

@@ -98,10 +98,15 @@ mod avx2 {
         engine: Avx2,
     ) -> (usize, usize) {
         let mut n = 0;
-        // `block` is at most the length: the sum does not overflow.
-        while n + 2 * BLOCK <= ENDS && block + 2 * BLOCK <= buf.len() {
-            let bytes: &[u8; 2 * BLOCK] =
-                buf[block..block + 2 * BLOCK].try_into().expect("128 bytes");
+        // The last block a step can start at, so that the loop's test is two
+        // compares and the slice's bounds need no test of their own (with
+        // `block + 2 * BLOCK <= buf.len()`, an overflow test and its branch
+        // were left in each step).
+        let Some(last) = buf.len().checked_sub(2 * BLOCK) else {
+            return fill(buf, block, ends, n, engine);
+        };
+        while n <= ENDS - 2 * BLOCK && block <= last {
+            let bytes: &[u8; 2 * BLOCK] = buf[block..][..2 * BLOCK].try_into().expect("128 bytes");
             let (a, b) = bytes.split_at(BLOCK);
             let (a0, a1) = a.split_at(32);
             let (b0, b1) = b.split_at(32);
