@@ -295,7 +295,7 @@ impl ClfExtractor {
         if self.vhost || is_wrapped(line) {
             return None;
         }
-        request_after_time(line, open_bracket(line))
+        request_after_time(line, find_near::<OpenBracket>(line, 0))
     }
 
     /// [`request_start`](Self::request_start) of a `vhost` line: where its
@@ -309,11 +309,11 @@ impl ClfExtractor {
         if !self.vhost || is_wrapped(line) {
             return None;
         }
-        let sp = find::<Space>(line, 0);
+        let sp = find_near::<Space>(line, 0);
         if sp == line.len() {
             return None;
         }
-        let open = find::<OpenBracket>(line, sp + 1);
+        let open = find_near::<OpenBracket>(line, sp + 1);
         // `line[sp + 1..open]` is `client - - `: the client starts right
         // after the host's space and ends with a byte that is neither a
         // space nor the `,` of an X-Forwarded-For list.
@@ -328,22 +328,23 @@ impl ClfExtractor {
     }
 }
 
-/// `find::<OpenBracket>(line, 0)`, the first 32 bytes in one step: the `[`
-/// of `%t` is a client's address and ` - - ` in (19 bytes in
-/// `192.168.100.200 - - [`), where sixteen-byte steps took two.
+/// `find::<S>(line, from)`, the first 32 bytes in one step: for a byte a
+/// few tens of bytes in, where sixteen-byte steps took two, the `[` of `%t`
+/// after a client's address and ` - - ` (19 bytes in `192.168.100.200 - -
+/// [`) or the space after a `%v:%p` (`www.example.org:443 `).
 #[inline(always)]
-fn open_bracket(line: &[u8]) -> usize {
-    let Some(head) = line.first_chunk::<32>() else {
-        return find::<OpenBracket>(line, 0);
+fn find_near<S: ByteSet>(line: &[u8], from: usize) -> usize {
+    let Some(head) = line.get(from..).and_then(<[u8]>::first_chunk::<32>) else {
+        return find::<S>(line, from);
     };
     let (lo, hi) = head.split_at(16);
     let lo: &[u8; 16] = lo.try_into().expect("16 bytes");
     let hi: &[u8; 16] = hi.try_into().expect("16 bytes");
-    let hits = members::<OpenBracket>(lo) | members::<OpenBracket>(hi) << 16;
+    let hits = members::<S>(lo) | members::<S>(hi) << 16;
     if hits != 0 {
-        return hits.trailing_zeros() as usize;
+        return from + hits.trailing_zeros() as usize;
     }
-    find::<OpenBracket>(line, 32)
+    find::<S>(line, from + 32)
 }
 /// The steps of [`ClfExtractor::request_start`] from `open`, where the
 /// `[` of `%t` was found (the line's length if it was not).
