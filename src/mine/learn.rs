@@ -446,9 +446,10 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
             current = Some(match spare.take() {
                 Some(mut c) => {
                     c.url.push_str(&url);
-                    c.learn = UrlSummary::default();
-                    c.confirm = UrlSummary::default();
+                    c.learn.clear();
+                    c.confirm.clear();
                     c.window = None;
+                    c.window_rows.clear();
                     c
                 }
                 None => Current {
@@ -458,18 +459,17 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
                     learn_windows: Vec::new(),
                     confirm_windows: Vec::new(),
                     window: None,
+                    window_rows: UrlSummary::default(),
                 },
             });
         }
         if let Some(c) = current.as_mut() {
             let window = key.window.map(coarse);
-            if c.window.as_ref().is_some_and(|(w, _)| *w != window) {
+            if c.window.is_some_and(|w| w != window) {
                 c.close_window(&window_index, split);
             }
-            let (_, merged) = c
-                .window
-                .get_or_insert_with(|| (window, UrlSummary::default()));
-            row.merge_into(merged);
+            c.window = Some(window);
+            row.merge_into(&mut c.window_rows);
             let part = match (window, split) {
                 (Some(w), Some(s)) if w >= s => &mut c.confirm,
                 _ => &mut c.learn,
@@ -537,11 +537,20 @@ pub(crate) fn summary_for_mining(
     // values.
     let (mut key, mut host_len) = (Vec::<u8>::new(), 0);
     let mut pending: Option<(Option<i64>, Owned)> = None;
+    // The last merged row's `UrlSummary`, emptied, for the next merge.
+    let mut spare = UrlSummary::default();
     let mut first = true;
-    let mut flush = |key: &[u8], host_len: usize, pending: &mut Option<(Option<i64>, Owned)>| {
+    let mut flush = |key: &[u8],
+                     host_len: usize,
+                     pending: &mut Option<(Option<i64>, Owned)>,
+                     spare: &mut UrlSummary| {
         if let Some((window, s)) = pending.take() {
             let (host, url) = key.split_at(host_len);
             s.values().write_bin(Key { host, url, window }, &mut buf);
+            if let Owned::Summary(mut s) = s {
+                s.clear();
+                *spare = s;
+            }
             if buf.len() >= 1 << 16 {
                 out.write_all(&buf).map_err(MergeError::Io)?;
                 buf.clear();
@@ -565,9 +574,11 @@ pub(crate) fn summary_for_mining(
         }
         let window = row.window.map(coarse);
         match &mut pending {
-            Some((w, gathered)) if same_url && *w == window => gathered.merge(s),
+            Some((w, gathered)) if same_url && *w == window => {
+                gathered.merge_reusing(s, &mut spare);
+            }
             _ => {
-                flush(&key, host_len, &mut pending)?;
+                flush(&key, host_len, &mut pending, &mut spare)?;
                 pending = Some((window, s.to_owned()));
             }
         }
@@ -579,7 +590,7 @@ pub(crate) fn summary_for_mining(
         }
         Ok(())
     })?;
-    flush(&key, host_len, &mut pending)?;
+    flush(&key, host_len, &mut pending, &mut spare)?;
     out.write_all(&buf).map_err(MergeError::Io)?;
     Ok((scan, rows))
 }
@@ -591,19 +602,23 @@ struct Current {
     confirm: UrlSummary,
     learn_windows: Vec<WindowSize>,
     confirm_windows: Vec<WindowSize>,
-    /// The rows of the window being read (the summary's windows merged into
-    /// the miner's coarser one): exact, as merging summaries is.
-    window: Option<(Option<i64>, UrlSummary)>,
+    /// The window being read (the summary's windows merged into the
+    /// miner's coarser one), when one is.
+    window: Option<Option<i64>>,
+    /// Its rows merged: exact, as merging summaries is (empty when no
+    /// window is being read; cleared, not made anew, for the next).
+    window_rows: UrlSummary,
 }
 
 impl Current {
     /// Ends the window being read: its size signature joins its part's list.
     fn close_window(&mut self, index: &impl Fn(Option<i64>) -> u32, split: Option<i64>) {
-        let Some((window, merged)) = self.window.take() else {
+        let Some(window) = self.window.take() else {
             return;
         };
-        let size =
-            signature(page_sizes(&merged)).and_then(|sig| WindowSize::new(index(window), &sig));
+        let size = signature(page_sizes(&self.window_rows))
+            .and_then(|sig| WindowSize::new(index(window), &sig));
+        self.window_rows.clear();
         let list = match (window, split) {
             (Some(w), Some(s)) if w >= s => &mut self.confirm_windows,
             _ => &mut self.learn_windows,

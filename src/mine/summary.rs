@@ -241,6 +241,18 @@ impl UrlSummary {
         self.add_record(Record::of(status, bytes, client));
     }
 
+    /// Makes the row empty (equal to `UrlSummary::default()`), keeping
+    /// the samples' allocations: a row merged into again and again (the
+    /// miner's current URL and window) does not allocate and grow its
+    /// samples anew each time.
+    pub(crate) fn clear(&mut self) {
+        self.hits = 0;
+        self.status = [0; StatusClass::COUNT];
+        self.largest = 0;
+        self.sizes.clear();
+        self.clients.clear();
+    }
+
     /// Counts one record, read ([`Record::of`]).
     pub(crate) fn add_record(&mut self, r: Record) {
         self.hits += 1;

@@ -240,6 +240,20 @@ impl Owned {
             other.merge_into(s);
         }
     }
+
+    /// As [`merge`](Self::merge), a packed row becoming a `UrlSummary` in
+    /// `spare`'s allocations (taken; a row merged with others grows its
+    /// samples past their inline room, and `spare` has room already).
+    pub(crate) fn merge_reusing(&mut self, other: Values<'_>, spare: &mut UrlSummary) {
+        if let Owned::Packed(p) = self {
+            let mut s = std::mem::take(spare);
+            p.fill(&mut s);
+            *self = Owned::Summary(s);
+        }
+        if let Owned::Summary(s) = self {
+            other.merge_into(s);
+        }
+    }
 }
 
 /// Where the rows of a summary come from, for error messages.
