@@ -191,9 +191,9 @@ pub(crate) fn write(
         write_without_www(input, plan, out, &mut p);
     } else if plan.path_cut == pe && !plan.slash {
         // Mostly a fragment removed: one copy.
-        out.extend_from_slice(&input[..plan.end as usize]);
+        crate::url::simd::push_short(out, &input[..plan.end as usize]);
     } else {
-        out.extend_from_slice(&input[..plan.path_cut as usize]);
+        crate::url::simd::push_short(out, &input[..plan.path_cut as usize]);
     }
     if plan.slash {
         out.push(b'/');
@@ -237,7 +237,8 @@ fn write_without_www(input: &[u8], plan: &Plan, out: &mut Vec<u8>, p: &mut Parts
         8 => out.extend_from_slice(&input[..8]),
         _ => out.extend_from_slice(&input[..hs]),
     }
-    out.extend_from_slice(&input[hs + plan.www as usize..plan.path_cut as usize]);
+    // Most hosts and paths are short: no `memcpy` call.
+    crate::url::simd::push_short(out, &input[hs + plan.www as usize..plan.path_cut as usize]);
     p.host_end -= plan.www;
     p.path_start -= plan.www;
 }
