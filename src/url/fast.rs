@@ -1176,8 +1176,6 @@ mod tests {
         assert!(checked > 5_000, "{checked} inputs with lower-case digits");
     }
 
-    /// The tables of [`escape`] say what `hex_value` and `is_unreserved`
-    /// say, for every two bytes after a `%`, and at the input's end.
     /// The scheme test: `https://`, and `http://` and `file://` told from
     /// one load of eight bytes; nothing shorter, nothing else.
     #[test]
@@ -1207,6 +1205,8 @@ mod tests {
         }
     }
 
+    /// The tables of [`escape`] say what `hex_value` and `is_unreserved`
+    /// say, for every two bytes after a `%`, and at the input's end.
     #[test]
     fn escape_by_tables_is_escape_by_predicates() {
         for h in 0..=255u8 {

@@ -22,6 +22,7 @@ use super::query::{self, Outcome};
 use super::{host, path, Config, Rule, RuleMask, RuleSet, TrailingSlash};
 use crate::url::fast::PathFacts;
 use crate::url::parts::{Parts, ABSENT};
+use crate::url::simd::push_short;
 
 /// Whether `set` takes the fused way: one configuration for every URL, and
 /// none of `lowercase-path`, `https-as-http`, `http-as-https`,
@@ -191,9 +192,9 @@ pub(crate) fn write(
         write_without_www(input, plan, out, &mut p);
     } else if plan.path_cut == pe && !plan.slash {
         // Mostly a fragment removed: one copy.
-        crate::url::simd::push_short(out, &input[..plan.end as usize]);
+        push_short(out, &input[..plan.end as usize]);
     } else {
-        crate::url::simd::push_short(out, &input[..plan.path_cut as usize]);
+        push_short(out, &input[..plan.path_cut as usize]);
     }
     if plan.slash {
         out.push(b'/');
@@ -238,7 +239,7 @@ fn write_without_www(input: &[u8], plan: &Plan, out: &mut Vec<u8>, p: &mut Parts
         _ => out.extend_from_slice(&input[..hs]),
     }
     // Most hosts and paths are short: no `memcpy` call.
-    crate::url::simd::push_short(out, &input[hs + plan.www as usize..plan.path_cut as usize]);
+    push_short(out, &input[hs + plan.www as usize..plan.path_cut as usize]);
     p.host_end -= plan.www;
     p.path_start -= plan.www;
 }
