@@ -40,6 +40,86 @@ const SQUID: &str = "\
 1286536310.003     12 192.168.0.7 TCP_HIT/200 4312 GET https://shop.example.org/cart - HIER_NONE/- text/html
 ";
 
+const UWSGI: &str = "\
+*** Starting uWSGI 2.0.18 (64bit) on [Sun Mar 13 22:40:01 2016] ***
+[pid: 88185|app: 0|req: 1/1] 127.0.0.1 () {38 vars in 696 bytes} [Sun Mar 13 22:49:12 2016] GET /a/./b?x=%7e1 => generated 47 bytes in 129 msecs (HTTP/1.1 200) 9 headers in 378 bytes (1 switches on core 3)
+spawned uWSGI worker 2 (pid: 88186, cores: 1)
+[pid: 88186|app: 0|req: 1/2] 10.0.0.7 (bob) {34 vars in 617 bytes} [Sun Mar  6 22:49:15 2016] POST /c => d => generated 215 bytes in 68 micros (HTTP/1.1 404) 9 headers in 373 bytes (1 switches on core 8)
+[pid: 88186|app: 0|req: 2/3] 10.0.0.7 () {34 vars in 617 bytes} [Sun Mar 13 22:4
+";
+
+/// uWSGI's request log: its own messages skipped, the URI as logged up to
+/// the last ` => generated `, a cut line rejected; status, size, method,
+/// client and the `ctime` time (UTC) read for `--with`.
+#[test]
+fn uwsgi_request_log() {
+    let want = [
+        "",
+        "https://app.example/a/b?x=~1",
+        "",
+        "https://app.example/c%20=%3E%20d",
+        "",
+    ];
+    let base = ["--base", "https://app.example"];
+    assert_eq!(pipe(&base, UWSGI, "uwsgi"), want);
+    assert_eq!(
+        pipe(&[&base[..], &["-f", "uwsgi"]].concat(), UWSGI, "uwsgi"),
+        want
+    );
+    let out = run_canonurl(
+        &[
+            "--format",
+            "tsv",
+            "--with",
+            "status,bytes,method,client,time",
+            "--stats-json",
+            "/dev/stderr",
+        ],
+        UWSGI.as_bytes(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("\"no-request\":2"), "{err}");
+    assert!(err.contains("\"malformed-record\":1"), "{err}");
+    // Line, URL, fingerprint (left out), target, then the columns asked
+    // for; the rejected line as a row with its reason.
+    let rows: Vec<Vec<String>> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let cells: Vec<&str> = l.split('\t').collect();
+            [&cells[..2], &cells[3..]]
+                .concat()
+                .into_iter()
+                .map(str::to_owned)
+                .collect()
+        })
+        .collect();
+    // date -u -d '2016-03-13 22:49:12' +%s; date -u -d '2016-03-06 22:49:15' +%s
+    let want = [
+        [
+            "2",
+            "/a/b?x=~1",
+            "/a/./b?x=%7e1",
+            "200",
+            "47",
+            "GET",
+            "127.0.0.1",
+            "1457909352",
+        ],
+        [
+            "4",
+            "/c%20=%3E%20d",
+            "/c => d",
+            "404",
+            "215",
+            "POST",
+            "10.0.0.7",
+            "1457304555",
+        ],
+        ["5", "", "malformed-record", "", "", "", "", ""],
+    ];
+    assert_eq!(rows, want, "{err}");
+}
+
 #[test]
 fn squid_native_log() {
     let want = [

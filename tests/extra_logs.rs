@@ -262,6 +262,15 @@ const CASES: &[Case] = &[
             (17, "http://meta.wikimedia.org/images/wikimedia-button.png"),
         ],
     },
+    // uWSGI's default request logger: `... [Sun Mar 13 22:49:12 2016] POST
+    // /update_metrics => generated 47 bytes ...`; line 3 `POST /endpoint2`.
+    // No host in the format: path only.
+    Case {
+        file: "uwsgi/lnav-uwsgi.0",
+        format: "uwsgi",
+        preset: None,
+        urls: &[(1, "/update_metrics"), (3, "/endpoint2")],
+    },
     // IIS 10: `2022-11-07 14:29:06 127.0.0.1 GET /us - 80 ...` (no host column).
     Case {
         file: "w3c/netdata-iis-u_ex221107.log",
@@ -317,7 +326,7 @@ const MASKED: &[(&str, &str, &str)] = &[
 
 /// Format directories of `extra-logs/` that canonurl does not read yet, with
 /// why. Their files are only checked to exist.
-const NOT_READ_YET: &[(&str, &str)] = &[("uwsgi", "uWSGI request logging: not a supported format")];
+const NOT_READ_YET: &[(&str, &str)] = &[];
 
 /// The path to run a case on: the file, or for a `MASKED` one a copy in
 /// `tmp` with the mask replaced.

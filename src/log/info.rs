@@ -11,7 +11,8 @@
 //! `10/Oct/2000:13:55:36 -0700` (HAProxy's `25/Feb/2019:16:19:48.143`, with
 //! no zone, is taken as UTC), ISO 8601 `2018-07-02T22:23:00.186641Z` (or with
 //! a space, or `+hh:mm`; no zone is UTC), W3C's `date` and `time` columns
-//! (UTC by the W3C draft), and Unix times `1320279566.452687` (seconds;
+//! (UTC by the W3C draft), C's `ctime` `Sun Mar 13 22:49:12 2016` (uWSGI's; no
+//! zone, so UTC), and Unix times `1320279566.452687` (seconds;
 //! integers too large for seconds are read as milliseconds, microseconds or
 //! nanoseconds since 1970). Fractions of a second are dropped.
 
@@ -163,6 +164,8 @@ pub(crate) fn parse_time(v: &[u8]) -> Option<i64> {
         iso8601(v)
     } else if v.len() >= 20 && v[2] == b'/' {
         apache(v)
+    } else if v.len() >= 23 && v[3] == b' ' && v[7] == b' ' {
+        ctime(v)
     } else {
         unix(v)
     }
@@ -313,9 +316,42 @@ fn apache(v: &[u8]) -> Option<i64> {
         return None;
     }
     let d = num2(&v[..2])?;
+    let m = month(&v[3..6])?;
+    let days = days(num4(&v[7..11])?, m, d)?;
+    let (secs, rest) = clock(&v[12..])?;
+    Some(days * 86_400 + secs - zone(rest)?)
+}
+
+/// C's `ctime` (uWSGI's request time): `Www Mmm dd hh:mm:ss yyyy`, the
+/// day padded with a space or a zero (or, as some logs copy it, not
+/// padded: `Sun Mar 6 ...`); no zone, so UTC.
+fn ctime(v: &[u8]) -> Option<i64> {
+    if !v[..3].iter().all(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    let m = month(&v[4..7])?;
+    let rest = &v[8..];
+    let rest = rest.strip_prefix(b" ").unwrap_or(rest);
+    let (d, rest) = match rest {
+        [a, b' ', ..] => (num2(&[b'0', *a])?, &rest[2..]),
+        [a, b, b' ', ..] => (num2(&[*a, *b])?, &rest[3..]),
+        _ => return None,
+    };
+    let (secs, rest) = clock(rest)?;
+    let year = rest.strip_prefix(b" ")?;
+    if year.len() != 4 {
+        return None;
+    }
+    let days = days(num4(year)?, m, d)?;
+    Some(days * 86_400 + secs)
+}
+
+/// A month's English three-letter name, in any case, as its number.
+fn month(v: &[u8]) -> Option<i64> {
+    let [a, b, c] = v else { return None };
     // ASCII case-insensitive: `| 0x20` lower-cases a letter, and no other
     // byte becomes a lower-case letter by it but that letter's upper case.
-    let m = match [v[3] | 0x20, v[4] | 0x20, v[5] | 0x20] {
+    Some(match [a | 0x20, b | 0x20, c | 0x20] {
         [b'j', b'a', b'n'] => 1,
         [b'f', b'e', b'b'] => 2,
         [b'm', b'a', b'r'] => 3,
@@ -329,10 +365,7 @@ fn apache(v: &[u8]) -> Option<i64> {
         [b'n', b'o', b'v'] => 11,
         [b'd', b'e', b'c'] => 12,
         _ => return None,
-    };
-    let days = days(num4(&v[7..11])?, m, d)?;
-    let (secs, rest) = clock(&v[12..])?;
-    Some(days * 86_400 + secs - zone(rest)?)
+    })
 }
 
 /// Seconds since 1970 with an optional fraction; an integer too large for
@@ -605,6 +638,20 @@ mod tests {
         assert_eq!(parse_time(b"1970-01-01T00:00:00Z"), Some(0));
         assert_eq!(parse_time(b"1969-12-31T23:59:59Z"), Some(-1));
         assert_eq!(parse_time(b"2000-02-29T00:00:00Z"), Some(951_782_400));
+        // C's ctime (uWSGI), no zone: UTC. date -u -d '2016-03-13 22:49:12' +%s
+        assert_eq!(parse_time(b"Sun Mar 13 22:49:12 2016"), Some(1_457_909_352));
+        assert_eq!(
+            parse_time(b"[Sun Mar 13 22:49:12 2016]"),
+            Some(1_457_909_352)
+        );
+        // The day padded with a space, with a zero, or not padded.
+        for v in [
+            &b"Sun Mar  6 22:49:12 2016"[..],
+            b"Sun Mar 06 22:49:12 2016",
+            b"sun MAR 6 22:49:12 2016",
+        ] {
+            assert_eq!(parse_time(v), Some(1_457_304_552), "{v:?}");
+        }
     }
 
     #[test]
@@ -619,6 +666,12 @@ mod tests {
             b"2018-07-02T22:23:00Q",
             b"10/Foo/2000:13:55:36 -0700",
             b"10/Oct/2000 13:55:36 -0700",
+            b"Sun Foo 13 22:49:12 2016",
+            b"Sun Mar 32 22:49:12 2016",
+            b"Sun Mar 13 22:49:12 16",
+            b"Sun Mar 13 22:49 2016 x",
+            b"Su1 Mar 13 22:49:12 2016",
+            b"Sun Mar 13 22:49:12 2016 +0100",
             b"12a.5",
             b"1.x",
             b"99999999999999999999999",

@@ -562,6 +562,10 @@ registry::formats! {
         /// Zeek (Bro) `http.log`, TSV with `#fields` headers.
         Zeek = "zeek",
     ],
+    Uwsgi(uwsgi::UwsgiExtractor) { rank: 12, score: 9 } => [
+        /// uWSGI's request log (`[pid: ...] addr () {..} [ctime] METHOD URI => generated ...`).
+        Uwsgi = "uwsgi",
+    ],
     Csv(csv::CsvExtractor) { rank: 1, score: 0 } => [
         /// Comma-separated values with a header row; columns by name (`--columns`).
         Csv = "csv",
