@@ -57,7 +57,7 @@ fn main() -> ExitCode {
         return cli::mine::main(&config, args);
     }
     let cli = match Cli::try_parse_from(cli::config::merge(&config, args)) {
-        Ok(cli) => cli,
+        Ok(cli) => cli.normalized(),
         Err(e) => {
             // `--help`, `--version`: printed to stdout, exit 0.
             let usage = e.use_stderr();

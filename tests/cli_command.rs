@@ -643,6 +643,37 @@ fn files_named_like_subcommands_are_read_with_a_path() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `-o -` is stdout, for the command and its subcommands: what they write
+/// without `-o`, and no file named `-`.
+#[test]
+fn output_dash_is_stdout() {
+    let dir = temp_dir("output-dash");
+    let log = sample_log();
+    let log = log.to_str().unwrap();
+    for args in [
+        &["--count", log][..],
+        &["summarize", log],
+        &["mine", "--learn", "1", log],
+    ] {
+        let run = |extra: &[&str]| {
+            Command::new(bin())
+                .args(args)
+                .args(extra)
+                .current_dir(&dir)
+                .env_remove("CANONURL_CONFIG_PATH")
+                .stdin(Stdio::null())
+                .output()
+                .unwrap()
+        };
+        let (dash, plain) = (run(&["-o", "-"]), run(&[]));
+        assert_eq!(dash.status.code(), plain.status.code(), "{args:?}");
+        assert!(!plain.stdout.is_empty(), "{args:?}");
+        assert_eq!(dash.stdout, plain.stdout, "{args:?}");
+        assert!(!dir.join("-").exists(), "{args:?} wrote a file named -");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `--rejects` escapes what `--format tsv` escapes and every other control
 /// byte: one rejected line per line, nothing a terminal would act on.
 #[test]

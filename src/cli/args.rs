@@ -388,7 +388,7 @@ pub(crate) struct Cli {
     #[arg(long, help_heading = "Output", hide_short_help = true)]
     pub(crate) header: bool,
 
-    /// Write to FILE instead of stdout.
+    /// Write to FILE instead of stdout (`-`: stdout).
     #[arg(short, long, value_name = "FILE", help_heading = "Output")]
     pub(crate) output: Option<PathBuf>,
 
@@ -487,6 +487,17 @@ pub(crate) struct Cli {
     /// directories (see --glob; --stats lists the skipped).
     #[arg(value_name = "FILE", hide_short_help = true)]
     pub(crate) files: Vec<PathBuf>,
+}
+
+impl Cli {
+    /// The arguments as the run takes them: `-o -` is stdout, as for most
+    /// commands with an output file (not a file named `-`).
+    pub(crate) fn normalized(mut self) -> Cli {
+        if self.output.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+            self.output = None;
+        }
+        self
+    }
 }
 
 /// Other jobs than canonicalizing.

@@ -205,11 +205,13 @@ pub(crate) fn main(config: &Config, mut args: Vec<OsString>) -> ExitCode {
 /// (with the config file's defaults); on `--help` or a usage error, the exit
 /// code after clap printed its message.
 pub(crate) fn parse_main_args(config: &Config, args: Vec<OsString>) -> Result<Cli, ExitCode> {
-    Cli::try_parse_from(super::config::merge(config, args)).map_err(|e| {
-        let usage = e.use_stderr();
-        super::args::print_clap_error(e);
-        ExitCode::from(if usage { EXIT_FATAL } else { 0 })
-    })
+    Cli::try_parse_from(super::config::merge(config, args))
+        .map(Cli::normalized)
+        .map_err(|e| {
+            let usage = e.use_stderr();
+            super::args::print_clap_error(e);
+            ExitCode::from(if usage { EXIT_FATAL } else { 0 })
+        })
 }
 
 /// A subcommand's result as its exit code, the error printed.
