@@ -139,9 +139,7 @@ fn run(cli: Cli) -> Result<u8, String> {
     );
     let bar = progress.bar().cloned();
 
-    if reads_stdin && ttys.stdin && ttys.stderr && !cli.quiet && cli.files_from.is_none() {
-        eprintln!("canonurl: reading log lines from the terminal; end with Ctrl-D, or give a FILE (--help)");
-    }
+    cli::inputs::hint_terminal_stdin(&cli, &sources, "canonurl");
     // The writer hands over a piece's output at once (tens to hundreds of
     // KiB): a buffer smaller than that lets it go straight to the file, not
     // through a copy into the buffer first (41 instructions per line of the

@@ -416,6 +416,36 @@ fn stdin_typed_at_a_terminal_ends_at_ctrl_d() {
     assert!(!shows_progress(&screen), "a bar was drawn over typed input");
 }
 
+/// `summarize` and `mine` with no FILE at a terminal say so too, instead of
+/// waiting in silence, and read what is typed: a summary's rows, a rules
+/// file. (Not the bytes of the piped run: typed lines come in pieces of a
+/// line or a few, and the redirect hints look for a client's next request
+/// within a piece.)
+#[test]
+fn subcommands_reading_a_terminal_say_so() {
+    let dir = TempDir::new("tty-stdin-sub");
+    let (path, typed) = typeable_sample(&dir.0);
+    // `mine` with no input at all says what it takes; `-` is stdin.
+    for (command, stdin, output) in [
+        ("summarize", None, &b"host\turl\twindow\thits\t"[..]),
+        ("mine", Some("-"), b"# Rules learned by `canonurl mine`"),
+    ] {
+        let expected = run_piped(&[command, path.to_str().unwrap()]);
+        assert!(contains(&expected.stdout, output), "{command}");
+        let args: Vec<&str> = [command].into_iter().chain(stdin).collect();
+        let run = run_at_terminal(&args, OnTty::STDIN_STDERR, Some(&typed), None, BOUND);
+        assert_eq!(run.status.code(), expected.status.code(), "{command}");
+        assert!(contains(&run.stdout, output), "{command}");
+        let screen = screen_text(&run.screen);
+        let hint = format!("canonurl {command}: reading log lines from the terminal");
+        assert!(
+            contains(&screen, hint.as_bytes()),
+            "{command}: {}",
+            common::show(&screen[..screen.len().min(300)])
+        );
+    }
+}
+
 #[test]
 fn stdin_on_a_terminal_alone() {
     let dir = TempDir::new("tty-stdin-only");

@@ -272,6 +272,24 @@ pub(crate) fn sources(cli: &Cli) -> Result<Vec<Source>, String> {
     Ok(sources)
 }
 
+/// Says on stderr, when stdin is the terminal and is among `sources`, that
+/// the run reads log lines typed there (a newcomer who runs the command
+/// with no FILE would otherwise see it wait, saying nothing). `what`: the
+/// command's name in the message.
+pub(crate) fn hint_terminal_stdin(cli: &Cli, sources: &[Source], what: &str) {
+    let ttys = super::term::Ttys::detect();
+    if sources.contains(&Source::Stdin)
+        && ttys.stdin
+        && ttys.stderr
+        && !cli.quiet
+        && cli.files_from.is_none()
+    {
+        eprintln!(
+            "{what}: reading log lines from the terminal; end with Ctrl-D, or give a FILE (--help)"
+        );
+    }
+}
+
 /// Directory arguments replaced by the files below them; what each gave.
 /// A directory that cannot be listed is named on stderr now.
 pub(crate) fn expand_dirs(sources: Vec<Source>, globs: &Globs) -> (Vec<Source>, Vec<Walked>) {

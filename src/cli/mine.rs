@@ -260,6 +260,7 @@ fn run(cli: &Cli, own: &Own) -> Result<u8, String> {
         let options = super::options::options(cli)?;
         let globs = super::inputs::Globs::new(&cli.globs)?;
         let (sources, walked) = super::inputs::expand_dirs(super::inputs::sources(cli)?, &globs);
+        super::inputs::hint_terminal_stdin(cli, &sources, "canonurl mine");
         let mut diag = io::stderr();
         let (mut summarized, report) = canonurl::mine::mine_logs(
             &sources, &options, own.window, memory, &own.opts, out, &mut diag,

@@ -274,6 +274,7 @@ fn run(cli: &Cli, own: &Own) -> Result<u8, String> {
     let options = super::options::options(cli)?;
     let globs = super::inputs::Globs::new(&cli.globs)?;
     let (sources, walked) = super::inputs::expand_dirs(super::inputs::sources(cli)?, &globs);
+    super::inputs::hint_terminal_stdin(cli, &sources, "canonurl summarize");
     let mut diag = io::stderr();
     let result =
         canonurl::mine::summarize(&sources, &options, own.window, memory, &mut out, &mut diag);
