@@ -298,7 +298,9 @@ impl<'a> Iterator for Lines<'a, '_> {
             self.refill();
         }
         let end = if self.next < self.count {
-            let end = self.ends[self.next];
+            // `count <= ENDS`: the remainder is `next` itself, and tells
+            // the compiler so (no bounds test).
+            let end = self.ends[self.next % ENDS];
             self.next += 1;
             end
         } else {
