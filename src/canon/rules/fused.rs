@@ -122,14 +122,6 @@ pub(crate) fn plan(
         fired.insert(Rule::Fragment);
     }
     let pe = parts.path_end();
-    let mut plan = Plan {
-        fired,
-        www: 0,
-        path_cut: pe,
-        slash: false,
-        query: false,
-        end,
-    };
     // `is_web`, from what the fast path takes: no scheme (a request
     // target), `http`, `https` or `file`, of which only `file` does not
     // start with `h`.
@@ -137,38 +129,51 @@ pub(crate) fn plan(
     debug_assert_eq!(web, is_web(input, parts));
     if !web {
         // `file:`: only `fragment` (`apply::other_scheme`).
-        return Some(plan);
+        return Some(Plan {
+            fired,
+            www: 0,
+            path_cut: pe,
+            slash: false,
+            query: false,
+            end,
+        });
     }
     // Userinfo, an IP address and other rewritten hosts are left to the
     // general parser by the fast path.
     debug_assert_eq!(parts.username_start, parts.host_start);
     let ps = parts.path_start;
-    let (kept, slash) = path::plan(
-        cfg,
-        input,
-        (ps as usize, pe as usize),
-        facts,
-        s,
-        &mut plan.fired,
-    )?;
-    plan.path_cut = ps + kept as u32;
-    plan.slash = slash;
+    let (kept, slash) = path::plan(cfg, input, (ps as usize, pe as usize), facts, s, &mut fired)?;
+    let mut www = 0;
     if parts.host_start != ABSENT {
         let h = &input[parts.host_start as usize..parts.host_end as usize];
-        plan.www = host::plan(cfg, h, &mut plan.fired)? as u32;
+        www = host::plan(cfg, h, &mut fired)? as u32;
     }
     // Last: the only decision that writes (a changed query), made once the
     // others have not handed the URL to the in-place rules.
+    let mut query = false;
     if parts.query_start != ABSENT {
         let q = &input[parts.query_start as usize + 1..parts.query_end() as usize];
         let (buf, params, movable) = (&mut s.buf, &mut s.params, &mut s.movable);
-        let edit = query::rewrite(cfg, q, buf, params, movable, &mut plan.fired);
+        // Its own copy of `fired` for the call (out of line): given the
+        // plan's, the whole plan had to lie in memory for every URL, and
+        // was copied through the stack on its way to the writer.
+        let mut fired_here = fired;
+        let edit = query::rewrite(cfg, q, buf, params, movable, &mut fired_here);
+        fired = fired_here;
         if edit != Outcome::Same {
             s.query = edit;
-            plan.query = true;
+            query = true;
         }
     }
-    Some(plan)
+    // Made whole at the end, from values.
+    Some(Plan {
+        fired,
+        www,
+        path_cut: ps + kept as u32,
+        slash,
+        query,
+        end,
+    })
 }
 
 /// Appends `input` with `plan`'s edits made (`plan.fired` is not empty),
@@ -183,7 +188,7 @@ pub(crate) fn write(
     out: &mut Vec<u8>,
 ) -> Parts {
     let moved = if plan.query {
-        write_query(input, parts, plan, s, out)
+        write_query(input, parts, *plan, s, out)
     } else {
         write_cut(input, parts, plan, out)
     };
@@ -271,13 +276,16 @@ fn write_without_www(input: &[u8], hs: usize, plan: &Plan, out: &mut Vec<u8>) {
 
 /// [`write`] for a plan that changes the query: what the query rules
 /// wrote (`s.buf`), or nothing, in place of the query. Out of line: inlined,
-/// it made the fused rules dearer for every URL.
+/// it made the fused rules dearer for every URL. The plan by value: by
+/// reference, it had to lie in memory for every URL, and was copied there
+/// through the stack three times (about 14 instructions a URL the rules
+/// change); a copy is made here for the few that take this call.
 #[inline(never)]
-fn write_query(input: &[u8], parts: &Parts, plan: &Plan, s: &Scratch, out: &mut Vec<u8>) -> Moved {
+fn write_query(input: &[u8], parts: &Parts, plan: Plan, s: &Scratch, out: &mut Vec<u8>) -> Moved {
     let start = out.len();
     let at = |out: &Vec<u8>| (out.len() - start) as u32;
     if plan.www > 0 {
-        write_without_www(input, parts.host_start as usize, plan, out);
+        write_without_www(input, parts.host_start as usize, &plan, out);
     } else {
         out.extend_from_slice(&input[..plan.path_cut as usize]);
     }
