@@ -122,14 +122,6 @@ pub(crate) fn plan(
         fired.insert(Rule::Fragment);
     }
     let pe = parts.path_end();
-    let mut plan = Plan {
-        fired,
-        www: 0,
-        path_cut: pe,
-        slash: false,
-        query: false,
-        end,
-    };
     // `is_web`, from what the fast path takes: no scheme (a request
     // target), `http`, `https` or `file`, of which only `file` does not
     // start with `h`.
@@ -137,38 +129,51 @@ pub(crate) fn plan(
     debug_assert_eq!(web, is_web(input, parts));
     if !web {
         // `file:`: only `fragment` (`apply::other_scheme`).
-        return Some(plan);
+        return Some(Plan {
+            fired,
+            www: 0,
+            path_cut: pe,
+            slash: false,
+            query: false,
+            end,
+        });
     }
     // Userinfo, an IP address and other rewritten hosts are left to the
     // general parser by the fast path.
     debug_assert_eq!(parts.username_start, parts.host_start);
     let ps = parts.path_start;
-    let (kept, slash) = path::plan(
-        cfg,
-        input,
-        (ps as usize, pe as usize),
-        facts,
-        s,
-        &mut plan.fired,
-    )?;
-    plan.path_cut = ps + kept as u32;
-    plan.slash = slash;
+    let (kept, slash) = path::plan(cfg, input, (ps as usize, pe as usize), facts, s, &mut fired)?;
+    let mut www = 0;
     if parts.host_start != ABSENT {
         let h = &input[parts.host_start as usize..parts.host_end as usize];
-        plan.www = host::plan(cfg, h, &mut plan.fired)? as u32;
+        www = host::plan(cfg, h, &mut fired)? as u32;
     }
     // Last: the only decision that writes (a changed query), made once the
     // others have not handed the URL to the in-place rules.
+    let mut query = false;
     if parts.query_start != ABSENT {
         let q = &input[parts.query_start as usize + 1..parts.query_end() as usize];
         let (buf, params, movable) = (&mut s.buf, &mut s.params, &mut s.movable);
-        let edit = query::rewrite(cfg, q, buf, params, movable, &mut plan.fired);
+        // Its own copy of `fired` for the call (out of line): given the
+        // plan's, the whole plan had to lie in memory for every URL, and
+        // was copied through the stack on its way to the writer.
+        let mut fired_here = fired;
+        let edit = query::rewrite(cfg, q, buf, params, movable, &mut fired_here);
+        fired = fired_here;
         if edit != Outcome::Same {
             s.query = edit;
-            plan.query = true;
+            query = true;
         }
     }
-    Some(plan)
+    // Made whole at the end, from values.
+    Some(Plan {
+        fired,
+        www,
+        path_cut: ps + kept as u32,
+        slash,
+        query,
+        end,
+    })
 }
 
 /// Appends `input` with `plan`'s edits made (`plan.fired` is not empty),
@@ -182,14 +187,42 @@ pub(crate) fn write(
     s: &Scratch,
     out: &mut Vec<u8>,
 ) -> Parts {
-    if plan.query {
-        return write_query(input, parts, plan, s, out);
+    let moved = if plan.query {
+        write_query(input, parts, *plan, s, out)
+    } else {
+        write_cut(input, parts, plan, out)
+    };
+    // Made here, whole, from what moved: built by each writer from a copy
+    // of `parts`, they were copied twice more on the way to the caller's
+    // result (callgrind: about 10 instructions a URL the rules change).
+    // A `www.` cut moves the host's end and the path's start back.
+    Parts {
+        host_end: parts.host_end.wrapping_sub(plan.www),
+        path_start: parts.path_start - plan.www,
+        query_start: moved.query_start,
+        fragment_start: moved.fragment_start,
+        len: moved.len,
+        ..*parts
     }
+}
+
+/// Where what [`write`] wrote puts the parts that its edits move (the
+/// others are `parts`' own, but for a `www.` cut's).
+#[derive(Clone, Copy)]
+struct Moved {
+    query_start: u32,
+    fragment_start: u32,
+    len: u32,
+}
+
+/// [`write`] for a plan that does not change the query: only cuts (and
+/// `trailing-slash=add`'s slash).
+#[inline(always)]
+fn write_cut(input: &[u8], parts: &Parts, plan: &Plan, out: &mut Vec<u8>) -> Moved {
     let pe = parts.path_end();
     let start = out.len();
-    let mut p = *parts;
     if plan.www > 0 {
-        write_without_www(input, plan, out, &mut p);
+        write_without_www(input, parts.host_start as usize, plan, out);
     } else if plan.path_cut == pe && !plan.slash {
         // Mostly a fragment removed: one copy.
         push_short(out, &input[..plan.end as usize]);
@@ -213,23 +246,22 @@ pub(crate) fn write(
             o.wrapping_add(delta)
         }
     };
-    p.query_start = moved(parts.query_start);
-    p.fragment_start = if plan.end < parts.len {
-        ABSENT
-    } else {
-        moved(parts.fragment_start)
-    };
-    p.len = written;
-    p
+    Moved {
+        query_start: moved(parts.query_start),
+        fragment_start: if plan.end < parts.len {
+            ABSENT
+        } else {
+            moved(parts.fragment_start)
+        },
+        len: written,
+    }
 }
 
 /// Appends `input` up to the path's kept end (`plan.path_cut`) without
-/// the `plan.www` bytes at the host's start, and moves `p`'s host end and
-/// path start back by them. Both writers' first step when `www` fired;
-/// inlined into each, as the code it replaces was.
+/// the `plan.www` bytes at the host's start `hs`. Both writers' first step
+/// when `www` fired; inlined into each, as the code it replaces was.
 #[inline(always)]
-fn write_without_www(input: &[u8], plan: &Plan, out: &mut Vec<u8>, p: &mut Parts) {
-    let hs = p.host_start as usize;
+fn write_without_www(input: &[u8], hs: usize, plan: &Plan, out: &mut Vec<u8>) {
     // What comes before the host is `http://` or `https://` (`www` fires
     // on web URLs, and the fast path leaves userinfo to the parser): copied
     // as a length known here, a move or two, not a `memcpy` call.
@@ -240,43 +272,47 @@ fn write_without_www(input: &[u8], plan: &Plan, out: &mut Vec<u8>, p: &mut Parts
     }
     // Most hosts and paths are short: no `memcpy` call.
     push_short(out, &input[hs + plan.www as usize..plan.path_cut as usize]);
-    p.host_end -= plan.www;
-    p.path_start -= plan.www;
 }
 
 /// [`write`] for a plan that changes the query: what the query rules
 /// wrote (`s.buf`), or nothing, in place of the query. Out of line: inlined,
-/// it made the fused rules dearer for every URL.
+/// it made the fused rules dearer for every URL. The plan by value: by
+/// reference, it had to lie in memory for every URL, and was copied there
+/// through the stack three times (about 14 instructions a URL the rules
+/// change); a copy is made here for the few that take this call.
 #[inline(never)]
-fn write_query(input: &[u8], parts: &Parts, plan: &Plan, s: &Scratch, out: &mut Vec<u8>) -> Parts {
+fn write_query(input: &[u8], parts: &Parts, plan: Plan, s: &Scratch, out: &mut Vec<u8>) -> Moved {
     let start = out.len();
     let at = |out: &Vec<u8>| (out.len() - start) as u32;
-    let mut p = *parts;
     if plan.www > 0 {
-        write_without_www(input, plan, out, &mut p);
+        write_without_www(input, parts.host_start as usize, &plan, out);
     } else {
         out.extend_from_slice(&input[..plan.path_cut as usize]);
     }
     if plan.slash {
         out.push(b'/');
     }
-    match s.query {
+    let query_start = match s.query {
         Outcome::New(k) => {
-            p.query_start = at(out);
+            let q = at(out);
             out.extend_from_slice(&s.buf[k as usize..]);
+            q
         }
-        Outcome::Gone | Outcome::Same => p.query_start = ABSENT,
-    }
+        Outcome::Gone | Outcome::Same => ABSENT,
+    };
     // The fragment, unless it was cut.
     let query_end = parts.query_end();
-    p.fragment_start = if plan.end < parts.len || parts.fragment_start == ABSENT {
+    let fragment_start = if plan.end < parts.len || parts.fragment_start == ABSENT {
         ABSENT
     } else {
         at(out)
     };
     out.extend_from_slice(&input[query_end as usize..plan.end as usize]);
-    p.len = at(out);
-    p
+    Moved {
+        query_start,
+        fragment_start,
+        len: at(out),
+    }
 }
 
 #[cfg(test)]

@@ -129,23 +129,67 @@ const fn hash(text: &[u8], at: usize, len: usize) -> u64 {
 /// load per word instead of a byte at a time.
 #[inline(always)]
 fn hash_of(name: &[u8]) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
     let len = name.len();
-    let word8 = |at: usize| u64::from_le_bytes(name[at..at + 8].try_into().expect("8 bytes"));
-    let word4 =
-        |at: usize| u32::from_le_bytes(name[at..at + 4].try_into().expect("4 bytes")) as u64;
     let (a, b) = if len >= 8 {
-        (word8(0), word8(len - 8))
+        (word8(name, 0), word8(name, len - 8))
     } else if len >= 4 {
-        (word4(0), word4(len - 4))
+        (word4(name, 0), word4(name, len - 4))
     } else if len > 0 {
         let mid = name[len / 2] as u64;
         (name[0] as u64 | mid << 8 | (name[len - 1] as u64) << 16, 0)
     } else {
         (0, 0)
     };
+    hash_words(a, b, len)
+}
+
+/// [`hash`] of a name of `len` bytes from the two words it reads.
+#[inline(always)]
+fn hash_words(a: u64, b: u64, len: usize) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
     let h = (a ^ len as u64).wrapping_mul(K);
     (h.rotate_left(26) ^ b).wrapping_mul(K)
+}
+
+/// The eight bytes at `name[at..]`, little-endian.
+#[inline(always)]
+fn word8(name: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(name[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// The four bytes at `name[at..]`, little-endian, in the low half.
+#[inline(always)]
+fn word4(name: &[u8], at: usize) -> u64 {
+    u32::from_le_bytes(name[at..at + 4].try_into().expect("4 bytes")) as u64
+}
+
+/// The first `.` of a name of `len` bytes whose first and last `width`
+/// bytes are `a` and `b` (as [`hash_of`] reads them, `len` at least
+/// `width`), when they tell: `Some(None)` when the name has no dot, `None`
+/// when the bytes between the two words would have to be searched.
+#[inline(always)]
+fn dot_in_words(a: u64, b: u64, len: usize, width: usize) -> Option<Option<usize>> {
+    match dot_in(a) {
+        Some(k) => Some(Some(k)),
+        // `b` is the last `width` bytes: those it shares with `a` hold no
+        // dot, so its first one is the name's.
+        None if len <= 2 * width => Some(dot_in(b).map(|k| len - width + k)),
+        None => None,
+    }
+}
+
+/// The index of the first `.` among the bytes of `word` (little-endian):
+/// the bytes equal to `.` are the zero bytes of the word XOR `.`, and the
+/// lowest one the usual bit trick finds is exact (it errs only above a
+/// zero byte). A four-byte word's upper bytes, zero, are no `.`.
+#[inline(always)]
+fn dot_in(word: u64) -> Option<usize> {
+    const DOTS: u64 = u64::from_le_bytes([b'.'; 8]);
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    let x = word ^ DOTS;
+    let zero = x.wrapping_sub(ONES) & !x & HIGH;
+    (zero != 0).then(|| zero.trailing_zeros() as usize / 8)
 }
 
 /// The eight bytes at `text[at..]`, little-endian.
@@ -379,25 +423,56 @@ fn kinds_from(name: &[u8], mut i: usize) -> u8 {
 /// 759.6 a URL, `benches/guard.sh`).
 #[inline(never)]
 pub(crate) fn has_domain(name: &[u8]) -> bool {
+    // The two words the hash reads ([`hash_of`]) hold every byte of a name
+    // of four to sixteen bytes (most hosts' names without `www.`): its first
+    // dot is found in them, with no loop and no load more. The other names
+    // out of line: with their loop here, every call saved six registers.
+    let len = name.len();
+    let (a, b, width) = if len >= 8 {
+        (word8(name, 0), word8(name, len - 8), 8)
+    } else if len >= 4 {
+        (word4(name, 0), word4(name, len - 4), 4)
+    } else {
+        return has_domain_searched(name);
+    };
+    let dot = match dot_in_words(a, b, len, width) {
+        Some(Some(dot)) => dot,
+        Some(None) => return crate_has_domain(name),
+        None => return has_domain_searched(name),
+    };
+    has_domain_at(name, dot, hash_words(a, b, len))
+}
+
+/// [`has_domain`] of a name that the hash's words do not hold whole: its
+/// first dot searched for.
+#[inline(never)]
+fn has_domain_searched(name: &[u8]) -> bool {
+    match first_dot(name) {
+        Some(dot) => has_domain_at(name, dot, hash_of(name)),
+        None => crate_has_domain(name),
+    }
+}
+
+/// [`has_domain`] of `name`, whose first `.` is at `dot` and whose hash
+/// is `h`.
+#[inline(always)]
+fn has_domain_at(name: &[u8], dot: usize, h: u64) -> bool {
     // The table's case: two labels or more, the first one not empty, no
     // trailing dot. (An empty label further on matches no rule of the
     // table, and none of the `psl` crate's but a wildcard's, which stops
     // there: both say the name is no suffix.)
-    match first_dot(name) {
-        Some(dot) if dot > 0 && name.last() != Some(&b'.') => {
-            // Most names: not in the table (they name no rule; `NAMED`'s
-            // bit is clear), and their parent names no wildcard rule (so
-            // `is_suffix` would not look it up, or find nothing): no
-            // suffix, told with no call, so with no registers saved.
-            let h = hash_of(name);
-            let parent = name.len() - dot - 1;
-            if !maybe_named(h) && !maybe_wildcard_parent(name, parent) {
-                return true;
-            }
-            has_domain_from(name, dot, (h >> SHIFT) as usize)
-        }
-        _ => crate_has_domain(name),
+    if dot == 0 || name.last() == Some(&b'.') {
+        return crate_has_domain(name);
     }
+    // Most names: not in the table (they name no rule; `NAMED`'s bit is
+    // clear), and their parent names no wildcard rule (so `is_suffix`
+    // would not look it up, or find nothing): no suffix, told with no
+    // call, so with no registers saved.
+    let parent = name.len() - dot - 1;
+    if !maybe_named(h) && !maybe_wildcard_parent(name, parent) {
+        return true;
+    }
+    has_domain_from(name, dot, (h >> SHIFT) as usize)
 }
 
 /// [`has_domain`] of a name of two labels or more whose first `.` is at
@@ -416,20 +491,15 @@ fn crate_has_domain(name: &[u8]) -> bool {
 }
 
 /// Where the first `.` of `name` is. The first label of a host is short:
-/// its first eight bytes are tested at once (the bytes equal to `.` are the
-/// zero bytes of the word XOR `.`, and the lowest one the usual bit trick
-/// finds is exact), which costs less than `memchr`'s set-up.
+/// its first eight bytes are tested at once ([`dot_in`]), which costs less
+/// than `memchr`'s set-up. (`has_domain` asks it only of the names that
+/// the hash's words do not hold whole.)
 #[inline]
 fn first_dot(name: &[u8]) -> Option<usize> {
-    const DOTS: u64 = u64::from_le_bytes([b'.'; 8]);
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
     let mut at = 0;
     while let Some(word) = name.get(at..at + 8) {
-        let x = u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ DOTS;
-        let zero = x.wrapping_sub(ONES) & !x & HIGH;
-        if zero != 0 {
-            return Some(at + zero.trailing_zeros() as usize / 8);
+        if let Some(k) = dot_in(u64::from_le_bytes(word.try_into().expect("8 bytes"))) {
+            return Some(at + k);
         }
         at += 8;
     }
@@ -488,12 +558,23 @@ mod tests {
             }
         }
         for n in names.into_iter().chain(made.iter().map(Vec::as_slice)) {
-            assert_eq!(
-                first_dot(n),
-                n.iter().position(|&b| b == b'.'),
-                "{}",
-                n.escape_ascii()
-            );
+            let dot = n.iter().position(|&b| b == b'.');
+            assert_eq!(first_dot(n), dot, "{}", n.escape_ascii());
+            // And from the hash's words (`has_domain`), when they tell.
+            let len = n.len();
+            let width = if len >= 8 { 8 } else { 4 };
+            if len >= 4 {
+                let (a, b) = if width == 8 {
+                    (word8(n, 0), word8(n, len - 8))
+                } else {
+                    (word4(n, 0), word4(n, len - 4))
+                };
+                match dot_in_words(a, b, len, width) {
+                    Some(found) => assert_eq!(found, dot, "{}", n.escape_ascii()),
+                    None => assert!(len > 16 && dot.is_none_or(|d| d >= 8)),
+                }
+            }
+            assert_eq!(has_domain(n), psl_says(n), "{}", n.escape_ascii());
         }
     }
 
