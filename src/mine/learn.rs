@@ -517,7 +517,9 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
 /// are): mining merges a URL's rows of one such window as it reads them,
 /// and merging is exact, so it finds the same values in fewer rows. The
 /// scan counts the summary's own rows, as the budget of `--memory` does
-/// for a summary file.
+/// for a summary file: one per row of the tables, or where the tables
+/// gathered rows of a day (`sink::DayFold`), one per window their `seen`
+/// bits mark, over the rows of a URL and miner's window together.
 pub(crate) fn summary_for_mining(
     mut tables: Vec<SummaryTable>,
     windows: BTreeSet<i64>,
@@ -537,6 +539,8 @@ pub(crate) fn summary_for_mining(
     // values.
     let (mut key, mut host_len) = (Vec::<u8>::new(), 0);
     let mut pending: Option<(Option<i64>, Owned)> = None;
+    // The `seen` bits of the rows gathered in `pending`.
+    let mut pending_seen = 0u32;
     // The last merged row's `UrlSummary`, emptied, for the next merge.
     let mut spare = UrlSummary::default();
     let mut first = true;
@@ -558,10 +562,15 @@ pub(crate) fn summary_for_mining(
         }
         Ok::<(), MergeError>(())
     };
-    let rows = table::each_row(tables, |row, s| {
+    table::each_row(tables, |row, s, seen| {
         let same_host = !first && &key[..host_len] == row.host;
         let same_url = same_host && &key[host_len..] == row.url;
         first = false;
+        let window = row.window.map(coarse);
+        let joins = same_url && pending.as_ref().is_some_and(|(w, _)| *w == window);
+        if !joins {
+            pending_seen = 0;
+        }
         if !same_host {
             scan.hosts.push(Count::default());
         }
@@ -570,11 +579,15 @@ pub(crate) fn summary_for_mining(
                 count.urls += 1;
                 count.bytes += target_len(row.url);
             }
-            count.rows += 1;
+            // The windows this row adds (a row without bits is one).
+            count.rows += match seen {
+                0 => 1,
+                _ => u64::from((seen & !pending_seen).count_ones()),
+            };
         }
-        let window = row.window.map(coarse);
+        pending_seen |= seen;
         match &mut pending {
-            Some((w, gathered)) if same_url && *w == window => {
+            Some((_, gathered)) if joins => {
                 gathered.merge_reusing(s, &mut spare);
             }
             _ => {
@@ -592,6 +605,7 @@ pub(crate) fn summary_for_mining(
     })?;
     flush(&key, host_len, &mut pending, &mut spare)?;
     out.write_all(&buf).map_err(MergeError::Io)?;
+    let rows = scan.hosts.iter().map(|c| c.rows).sum();
     Ok((scan, rows))
 }
 
@@ -630,10 +644,16 @@ impl Current {
 /// Window lengths the miner compares sizes in, finest first: a window is
 /// short enough that a page's content changes little within it, and long
 /// enough to hold several responses of a URL.
-const WINDOW_STEPS: [i64; 3] = [3_600, 6 * 3_600, 86_400];
+const WINDOW_STEPS: [i64; 3] = [3_600, 6 * 3_600, DAY];
+/// Seconds in a day: the longest of [`WINDOW_STEPS`].
+pub(crate) const DAY: i64 = 86_400;
 /// Windows a log should have for its learning and confirming parts to hold
 /// several each.
 const WINDOWS_WANTED: usize = 8;
+/// Days a log's windows (of a day or less) fall on from which
+/// [`window_step`] is a day, whatever its other windows: `canonurl mine`
+/// gathers its rows by day from there on (`sink::DayFold`).
+pub(crate) const DAYS_FOR_DAY_STEP: usize = WINDOWS_WANTED;
 
 /// The window the miner compares in: the longest of [`WINDOW_STEPS`] (a day
 /// at most) that still gives the log [`WINDOWS_WANTED`] windows, never finer
@@ -1446,6 +1466,43 @@ mod tests {
             weekly.iter().all(|w| w.div_euclid(step) * step == *w),
             "kept as they are"
         );
+    }
+
+    /// `sink::DayFold` gathers rows of a day once a worker's windows fall
+    /// on [`DAYS_FOR_DAY_STEP`] days: every log's windows that do (any
+    /// window of a day or less, the other windows anywhere, any count
+    /// before or after) are compared by day.
+    #[test]
+    fn windows_on_enough_days_are_compared_by_day() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for case in 0..2_000 {
+            let window = [2_700, 3_600, 1_800, 5_000, 21_600, 60, 86_400][case % 7];
+            let per_day = DAY / window + 1;
+            let mut windows = BTreeSet::new();
+            let mut days = BTreeSet::new();
+            while days.len() < DAYS_FOR_DAY_STEP {
+                let day = next(60) as i64 - 30;
+                let w =
+                    (day * DAY).div_euclid(window) * window + window * next(per_day as u64) as i64;
+                windows.insert(w);
+                days.insert(w.div_euclid(DAY));
+            }
+            for _ in 0..next(40) {
+                windows.insert((next(200) as i64 - 100) * window);
+            }
+            assert_eq!(window_step(&windows), DAY, "{windows:?}");
+        }
+        // One day fewer is not enough.
+        let hourly: BTreeSet<i64> = (0..(DAYS_FOR_DAY_STEP as i64 - 1) * 24)
+            .map(|h| h * 3_600)
+            .collect();
+        assert_ne!(window_step(&hourly), DAY);
     }
 
     #[test]

@@ -112,7 +112,7 @@ pub fn summarize(
     out: &mut dyn Write,
     diag: &mut dyn Write,
 ) -> Result<SummarizeReport, SummarizeError> {
-    let (run, gathered) = gather(sources, opts, window, memory, diag)?;
+    let (run, gathered) = gather(sources, opts, window, memory, false, diag)?;
     let spilled_rows = gathered.tables.iter().map(|t| t.spilled_rows).sum();
     let written = table::finish_all(gathered.tables, out).map_err(SummarizeError::Write)?;
     Ok(SummarizeReport {
@@ -124,12 +124,14 @@ pub fn summarize(
 }
 
 /// Runs the pipeline of [`summarize`] and returns what it read and the
-/// workers' tables.
+/// workers' tables (for the miner only when `for_mining`:
+/// `sink::WorkerSink::for_mining`).
 fn gather(
     sources: &[Source],
     opts: &Options,
     window: Option<i64>,
     memory: usize,
+    for_mining: bool,
     diag: &mut dyn Write,
 ) -> Result<(Summary, sink::Gathered), SummarizeError> {
     // Records go to the workers' tables, not to rows: no per-record output
@@ -151,11 +153,12 @@ fn gather(
     let threads = opts.threads.max(1);
     let gathered = Arc::new(Mutex::new(sink::Gathered::default()));
     let make = || -> Box<dyn pipeline::RecordSink> {
-        Box::new(sink::WorkerSink::new(
-            memory / threads,
-            window,
-            Arc::clone(&gathered),
-        ))
+        let sink = if for_mining {
+            sink::WorkerSink::for_mining
+        } else {
+            sink::WorkerSink::new
+        };
+        Box::new(sink(memory / threads, window, Arc::clone(&gathered)))
     };
     let run = pipeline::run_into(
         sources,
@@ -331,7 +334,7 @@ pub fn mine_logs(
     // depend on where the table spills).
     let table = memory - learn::MEMORY_RESERVE.min(memory / 2);
     let (run, gathered) =
-        gather(sources, pipeline, window, table, diag).map_err(MineError::Summarize)?;
+        gather(sources, pipeline, window, table, true, diag).map_err(MineError::Summarize)?;
     let spilled_rows = gathered.tables.iter().map(|t| t.spilled_rows).sum();
     // The summary goes to the miner in a form of its own, its rows merged
     // into the miner's window, and with what a pass over its keys would

@@ -15,6 +15,7 @@ use std::io;
 use std::sync::{Arc, Mutex};
 
 use super::hints::{follow_hash, Follow, FOLLOW_SEED};
+use super::learn::{DAY, DAYS_FOR_DAY_STEP};
 use super::summary::{xxh64_two, Key, Record, CLIENT_SEED};
 use super::table::SummaryTable;
 use crate::log::info::{num2, parse_time, seconds_at, Info};
@@ -47,6 +48,9 @@ pub(crate) struct WorkerSink {
     /// in the window of the one before).
     windows: BTreeSet<i64>,
     last_window: Option<i64>,
+    /// For `canonurl mine`: rows of days, once the miner will compare by
+    /// day.
+    fold: Option<DayFold>,
     /// The last time field read, and its time.
     time: TimeCache,
     /// The last client, and its hashes.
@@ -65,6 +69,7 @@ impl WorkerSink {
         WorkerSink {
             table: SummaryTable::new(memory),
             window,
+            fold: None,
             records: 0,
             error: None,
             follow: Follow::default(),
@@ -74,6 +79,87 @@ impl WorkerSink {
             client: ClientCache::default(),
             gathered,
         }
+    }
+
+    /// A sink as [`new`](Self::new) makes, whose table is for the miner
+    /// only (`learn::summary_for_mining`): once the windows seen say the
+    /// miner will compare by day, records go into rows of their day, each
+    /// with the windows it gathers marked ([`DayFold`]).
+    pub(crate) fn for_mining(
+        memory: usize,
+        window: Option<i64>,
+        gathered: Arc<Mutex<Gathered>>,
+    ) -> WorkerSink {
+        match window.and_then(DayFold::new) {
+            Some(fold) => WorkerSink {
+                table: SummaryTable::with_seen(memory),
+                fold: Some(fold),
+                ..WorkerSink::new(memory, window, gathered)
+            },
+            None => WorkerSink::new(memory, window, gathered),
+        }
+    }
+}
+
+/// Rows of days for `canonurl mine`. The miner compares a URL's sizes in
+/// windows of a day when the log's windows fall on
+/// [`DAYS_FOR_DAY_STEP`] days or more (`learn::window_step`), and merges
+/// its rows of a day into one as it reads them (exactly: merging
+/// summaries is). So once this worker's windows fall on that many days,
+/// whatever the other workers' and the records to come, its records go
+/// straight into the row of their day: the same rows for the miner, and
+/// about a third fewer to insert, spill and merge on a log of two weeks
+/// by hour. The rows before, of their own window, are merged by the miner
+/// as before.
+///
+/// Each row marks the windows of the summary its records fell in (bit `i`:
+/// the `i`-th window of its day; the table's `seen` bits), so that the
+/// miner still counts the summary's rows, one per URL and window, for its
+/// budget of `--memory` (`learn::Budget::plan`): a row of the day counts the
+/// bits the rows of its URL and day mark together.
+struct DayFold {
+    /// The summary's window, in seconds: a day holds at most 32.
+    window: i64,
+    /// The days the worker's windows fell on, until they are enough.
+    days: BTreeSet<i64>,
+    folding: bool,
+    /// The last window given, the key's window and the bit of its records.
+    last: Option<(i64, i64, u32)>,
+}
+
+impl DayFold {
+    /// For a summary's window of `window` seconds, when a day holds at most
+    /// 32 (one bit each in the table's `seen` bits); windows of a day or
+    /// longer are the miner's own.
+    fn new(window: i64) -> Option<DayFold> {
+        ((DAY + 31) / 32..DAY).contains(&window).then(|| DayFold {
+            window,
+            days: BTreeSet::new(),
+            folding: false,
+            last: None,
+        })
+    }
+
+    /// The window of the row a record of the summary's window `w` goes to,
+    /// and the bit it marks there.
+    #[inline]
+    fn key(&mut self, w: i64) -> (i64, u32) {
+        if let Some((last, key, bit)) = self.last {
+            if last == w {
+                return (key, bit);
+            }
+        }
+        let day = w.div_euclid(DAY) * DAY;
+        // Below 32: the windows of one day are `window` apart from their
+        // first, less than a day after the day's start.
+        let bit = 1u32 << ((w - day) / self.window);
+        if !self.folding {
+            self.days.insert(day);
+            self.folding = self.days.len() >= DAYS_FOR_DAY_STEP;
+        }
+        let key = if self.folding { day } else { w };
+        self.last = Some((w, key, bit));
+        (key, bit)
     }
 }
 
@@ -103,8 +189,19 @@ impl RecordSink for WorkerSink {
         };
         let hashes = info.client(line).map(|c| self.client.hashes(c));
         let host = url_host(url);
-        let key = Key { host, url, window };
-        match self.table.row(key) {
+        let (row_window, seen) = match (window, self.fold.as_mut()) {
+            (Some(w), Some(fold)) => {
+                let (key, bit) = fold.key(w);
+                (Some(key), bit)
+            }
+            _ => (window, 0),
+        };
+        let key = Key {
+            host,
+            url,
+            window: row_window,
+        };
+        match self.table.row_seen(key, seen) {
             Ok(mut row) => {
                 row.add_record(Record::with_client(status, bytes, hashes.and_then(|h| h.0)));
                 self.records += 1;
@@ -472,10 +569,32 @@ mod tests {
     /// possibly holding a tab) through `threads` worker sinks, record `i`
     /// going to sink `i % threads`, and returns the summary.
     fn through_sinks(records: &[(&str, &str)], threads: usize, memory: usize) -> String {
+        let g = gather(records, threads, |g| {
+            WorkerSink::new(memory, Some(86_400), Arc::clone(g))
+        });
+        let mut out = Vec::new();
+        super::super::table::finish_all(g.tables, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// The records of `records` as [`through_sinks`] takes them.
+    fn borrowed(records: &[(String, String)]) -> Vec<(&str, &str)> {
+        records
+            .iter()
+            .map(|(u, l)| (u.as_str(), l.as_str()))
+            .collect()
+    }
+
+    /// The workers' tables of `records` (as [`through_sinks`] gives them to
+    /// `threads` sinks made by `sink`, which is handed what they hand over).
+    fn gather(
+        records: &[(&str, &str)],
+        threads: usize,
+        sink: impl Fn(&Arc<Mutex<Gathered>>) -> WorkerSink,
+    ) -> Gathered {
         let gathered = Arc::new(Mutex::new(Gathered::default()));
-        let mut sinks: Vec<Box<WorkerSink>> = (0..threads)
-            .map(|_| Box::new(WorkerSink::new(memory, Some(86_400), Arc::clone(&gathered))))
-            .collect();
+        let mut sinks: Vec<Box<WorkerSink>> =
+            (0..threads).map(|_| Box::new(sink(&gathered))).collect();
         for (i, (url, line)) in records.iter().enumerate() {
             let line = line.as_bytes();
             let cut: Vec<usize> = (0..line.len()).filter(|&j| line[j] == b' ').collect();
@@ -494,9 +613,89 @@ mod tests {
         let g = std::mem::take(&mut *gathered.lock().unwrap());
         assert!(g.error.is_none());
         assert_eq!(g.records, records.len() as u64);
-        let mut out = Vec::new();
-        super::super::table::finish_all(g.tables, &mut out).unwrap();
-        String::from_utf8(out).unwrap()
+        g
+    }
+
+    /// The summary the miner reads of records gathered by day (in a
+    /// worker once its windows fall on enough days) is the one of the rows
+    /// of the summary's windows: the same bytes, windows and counts of URLs
+    /// and of the summary's rows (which its budget of `--memory` plans
+    /// by), whatever the workers, their tables' spills and the window.
+    #[test]
+    fn rows_gathered_by_day_are_mined_as_the_summarys_rows() {
+        // Two weeks, by hour and by 45 minutes: a URL's records fall in
+        // several windows of most days, some windows before the workers
+        // gather by day, some after, some out of the log's time order.
+        let mut records = Vec::new();
+        for i in 0..6_000i64 {
+            let t = (i * 7_919) % (14 * 86_400) + if i % 50 == 0 { -3 * 86_400 } else { 0 };
+            let url = format!("https://h{}.example/p/{}", i % 3, i % 41);
+            let line = format!(
+                "{} {} {t} 192.0.2.{}",
+                [200, 304, 200][(i % 3) as usize],
+                100 + (i * t) % 7,
+                i % 29
+            );
+            records.push((url, line));
+        }
+        let records = borrowed(&records);
+        // The bytes for the miner, the scan and the summary's rows.
+        let mine = |g: Gathered| {
+            let mut out = Vec::new();
+            let (scan, rows) =
+                super::super::learn::summary_for_mining(g.tables, g.windows, &mut out).unwrap();
+            (
+                out,
+                format!("{:?}", (scan.windows, scan.sorted, scan.hosts)),
+                rows,
+            )
+        };
+        for window in [3_600, 2_700] {
+            let plain = mine(gather(&records, 1, |g| {
+                WorkerSink::new(usize::MAX, Some(window), Arc::clone(g))
+            }));
+            assert!(plain.2 > 2 * 41 * 14, "{}", plain.2);
+            for (threads, memory) in [(1, usize::MAX), (2, usize::MAX), (1, 1), (3, 1)] {
+                let by_day = gather(&records, threads, |g| {
+                    WorkerSink::for_mining(memory, Some(window), Arc::clone(g))
+                });
+                assert!(by_day.tables.iter().all(|t| t.keeps_seen()));
+                if memory == usize::MAX {
+                    // Rows of days: fewer than the summary's.
+                    let held: usize = by_day.tables.iter().map(|t| t.len()).sum();
+                    assert!((held as u64) < plain.2 * 3 / 4, "{held} {}", plain.2);
+                }
+                assert!(
+                    mine(by_day) == plain,
+                    "window {window}, {threads} sinks, memory {memory}"
+                );
+            }
+        }
+        // Windows a day cannot hold 32 of, or of a day: no rows of days.
+        for window in [1_800, 86_400] {
+            let g = gather(&records[..10], 1, |g| {
+                WorkerSink::for_mining(usize::MAX, Some(window), Arc::clone(g))
+            });
+            assert!(g.tables.iter().all(|t| !t.keeps_seen()), "{window}");
+        }
+    }
+
+    /// A record goes to the row of its day from the worker's eighth day on,
+    /// and marks its window's place in the day.
+    #[test]
+    fn windows_go_into_their_day_from_the_eighth_day_on() {
+        let mut fold = DayFold::new(3_600).unwrap();
+        for d in 0..DAYS_FOR_DAY_STEP as i64 - 1 {
+            assert_eq!(fold.key(d * DAY + 7_200), (d * DAY + 7_200, 1 << 2));
+            assert_eq!(fold.key(d * DAY), (d * DAY, 1));
+        }
+        let last = (DAYS_FOR_DAY_STEP as i64 - 1) * DAY;
+        assert_eq!(fold.key(last + 23 * 3_600), (last, 1 << 23));
+        assert_eq!(fold.key(5 * 3_600), (0, 1 << 5));
+        assert_eq!(fold.key(-3_600), (-DAY, 1 << 23));
+        assert!(DayFold::new(2_699).is_none() && DayFold::new(2_700).is_some());
+        let mut fold = DayFold::new(2_700).unwrap();
+        assert_eq!(fold.key(DAY - 2_700), (DAY - 2_700, 1 << 31));
     }
 
     #[test]
@@ -513,10 +712,7 @@ mod tests {
             );
             records.push((url, line));
         }
-        let records: Vec<(&str, &str)> = records
-            .iter()
-            .map(|(u, l)| (u.as_str(), l.as_str()))
-            .collect();
+        let records = borrowed(&records);
         let one = through_sinks(&records, 1, usize::MAX);
         assert!(one.lines().count() > 300, "{one}");
         for (threads, memory) in [(2, usize::MAX), (3, usize::MAX), (2, 1), (1, 1)] {
@@ -568,10 +764,7 @@ mod tests {
             .iter()
             .map(|t| (format!("/t{t}"), format!("200 5 {t} c")))
             .collect();
-        let records: Vec<(&str, &str)> = records
-            .iter()
-            .map(|(u, l)| (u.as_str(), l.as_str()))
-            .collect();
+        let records = borrowed(&records);
         let out = through_sinks(&records, 1, usize::MAX);
         let mut got: Vec<(String, String)> = out
             .lines()

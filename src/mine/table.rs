@@ -14,7 +14,7 @@
 
 use std::fs::File;
 use std::hash::{BuildHasher, Hasher};
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
@@ -30,7 +30,10 @@ use super::summary::{Key, Packed, Record, RowError, UrlSummary};
 #[derive(Debug)]
 #[repr(align(64))]
 struct Row {
-    at: usize,
+    /// Below `u32::MAX`: the table spills before its keys pass it.
+    at: u32,
+    /// The bits its adders gave ([`SummaryTable::row_seen`]), or-ed.
+    seen: u32,
     /// The window's start, when `host` says the row has one.
     window: i64,
     /// The host's length, and [`WINDOWED`] when the row has a window.
@@ -62,18 +65,20 @@ impl Row {
     #[inline]
     fn is(&self, keys: &[u8], key: &Key<'_>) -> bool {
         let host = self.host_len();
-        let url_at = self.at + host;
+        let at = self.at as usize;
+        let url_at = at + host;
         self.url_len as usize == key.url.len()
             && host == key.host.len()
             && self.window() == key.window
             && keys[url_at..url_at + key.url.len()] == *key.url
-            && (host == 0 || keys[self.at..url_at] == *key.host)
+            && (host == 0 || keys[at..url_at] == *key.host)
     }
 
     fn key<'k>(&self, keys: &'k [u8]) -> Key<'k> {
-        let url_at = self.at + self.host_len();
+        let at = self.at as usize;
+        let url_at = at + self.host_len();
         Key {
-            host: &keys[self.at..url_at],
+            host: &keys[at..url_at],
             url: &keys[url_at..url_at + self.url_len as usize],
             window: self.window(),
         }
@@ -303,6 +308,10 @@ pub(crate) struct SummaryTable {
     bytes: usize,
     limit: usize,
     runs: Vec<File>,
+    /// Whether the runs hold each row's `seen` bits: only when some row may
+    /// have them ([`SummaryTable::with_seen`]), so that the runs of
+    /// `summarize` stay as small as they were.
+    keeps_seen: bool,
     /// Rows written to runs, for the statistics.
     pub spilled_rows: u64,
     /// The redirect hints (a bounded sample, never spilled: `hints.rs`).
@@ -322,8 +331,18 @@ impl SummaryTable {
             bytes: 0,
             limit: limit.max(ROW_COST * 4),
             runs: Vec::new(),
+            keeps_seen: false,
             spilled_rows: 0,
             hints: Hints::default(),
+        }
+    }
+
+    /// A table as [`new`](Self::new) makes, whose rows keep the bits of
+    /// [`row_seen`](Self::row_seen) through its spills and merges.
+    pub(crate) fn with_seen(limit: usize) -> SummaryTable {
+        SummaryTable {
+            keeps_seen: true,
+            ..SummaryTable::new(limit)
         }
     }
 
@@ -338,9 +357,21 @@ impl SummaryTable {
 
     /// The row of `key`, made empty if it is new. Spills first when the
     /// table is over its budget.
+    #[inline]
     pub(crate) fn row(&mut self, key: Key<'_>) -> io::Result<RowMut<'_>> {
+        self.row_seen(key, 0)
+    }
+
+    /// [`row`](Self::row), or-ing `seen` into the row's bits, which the
+    /// table only keeps: rows of one key merged have their bits or-ed, and
+    /// [`each_row`] hands each row's over (of a table made
+    /// [`with_seen`](Self::with_seen)). `canonurl mine` marks in them the
+    /// windows a row of a longer one gathers (`sink::DayFold`).
+    pub(crate) fn row_seen(&mut self, key: Key<'_>, seen: u32) -> io::Result<RowMut<'_>> {
+        debug_assert!(seen == 0 || self.keeps_seen);
         if self.bytes + self.outgrown.len() * OUTGROWN_COST > self.limit
             || self.rows.len() >= u32::MAX as usize
+            || self.keys.len() >= u32::MAX as usize
         {
             self.spill()?;
         }
@@ -367,13 +398,15 @@ impl SummaryTable {
                     row: i as u32,
                     hash,
                 });
-                let at = self.keys.len();
+                // Below u32::MAX: the table spilled otherwise.
+                let at = self.keys.len() as u32;
                 self.keys.extend_from_slice(key.host);
                 self.keys.extend_from_slice(key.url);
                 // The lengths fit: checked above.
                 let windowed = if key.window.is_some() { WINDOWED } else { 0 };
                 self.rows.push(Row {
                     at,
+                    seen: 0,
                     window: key.window.unwrap_or(0),
                     host: key.host.len() as u32 | windowed,
                     url_len: key.url.len() as u32,
@@ -383,10 +416,23 @@ impl SummaryTable {
                 i
             }
         };
+        self.rows[i].seen |= seen;
         Ok(RowMut {
             values: &mut self.rows[i].values,
             outgrown: &mut self.outgrown,
         })
+    }
+
+    /// The rows in memory.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether the table keeps its rows' `seen` bits.
+    #[cfg(test)]
+    pub(crate) fn keeps_seen(&self) -> bool {
+        self.keeps_seen
     }
 
     /// A row's values.
@@ -453,6 +499,10 @@ impl SummaryTable {
         for &i in &self.order {
             let r = &self.rows[i as usize];
             self.values(r).write_bin(r.key(&self.keys), &mut buf);
+            if self.keeps_seen {
+                // After the record: `Run` reads it as four more bytes.
+                buf.extend_from_slice(&r.seen.to_le_bytes());
+            }
             if buf.len() >= OUT_CHUNK {
                 file.write_all(&buf)?;
                 buf.clear();
@@ -498,7 +548,7 @@ impl SummaryTable {
             std::hint::black_box(self.rows[i as usize].at);
         }
         if let Some(&i) = self.order.get(n - TOUCH_AHEAD / 2) {
-            let at = self.rows[i as usize].at;
+            let at = self.rows[i as usize].at as usize;
             std::hint::black_box(self.keys.get(at).copied());
             std::hint::black_box(self.keys.get(at + 64).copied());
         }
@@ -506,9 +556,9 @@ impl SummaryTable {
 
     /// The next row in key order when the table is merged from memory
     /// (`order` made by [`sort`](Self::sort)).
-    fn sorted_row(&self, n: usize) -> Option<(Key<'_>, Values<'_>)> {
+    fn sorted_row(&self, n: usize) -> Option<(Key<'_>, Values<'_>, u32)> {
         let r = &self.rows[*self.order.get(n)? as usize];
-        Some((r.key(&self.keys), self.values(r)))
+        Some((r.key(&self.keys), self.values(r), r.seen))
     }
 }
 
@@ -739,7 +789,7 @@ pub(crate) fn finish_all(
     }
     let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
     let mut scratch = UrlSummary::default();
-    let written = each_row(tables, |key, s| {
+    let written = each_row(tables, |key, s, _| {
         s.get(&mut scratch)
             .write_row(key.host, key.url, key.window, &mut buf);
         if buf.len() >= OUT_CHUNK {
@@ -784,7 +834,7 @@ fn write_in_ranges(
     // of one table, in its order).
     let cuts: Vec<Key<'_>> = (1..ranges)
         .filter_map(|r| largest.sorted_row(r * largest.rows.len() / ranges))
-        .map(|(k, _)| k)
+        .map(|(k, ..)| k)
         .collect();
     // Per table, the row numbers (in its order) where each range starts,
     // and its end.
@@ -816,7 +866,7 @@ fn write_in_ranges(
             .collect();
         let mut buf = Vec::with_capacity(range_rows.min(RANGE_ROWS) * 256);
         let mut scratch = UrlSummary::default();
-        let written = merge_each(sources, |key, s| {
+        let written = merge_each(sources, |key, s, _| {
             s.get(&mut scratch)
                 .write_row(key.host, key.url, key.window, &mut buf);
             Ok(())
@@ -871,10 +921,11 @@ pub(crate) fn write_head(
 }
 
 /// Hands the rows of `tables` (see [`finish_all`]), merged, to `each` in
-/// key order; returns the number of rows.
+/// key order, with their `seen` bits ([`SummaryTable::row_seen`]); returns
+/// the number of rows.
 pub(crate) fn each_row(
     mut tables: Vec<SummaryTable>,
-    each: impl FnMut(Key<'_>, Values<'_>) -> Result<(), MergeError>,
+    each: impl FnMut(Key<'_>, Values<'_>, u32) -> Result<(), MergeError>,
 ) -> Result<u64, MergeError> {
     if tables.iter().all(|t| t.runs.is_empty()) {
         let mut sources = Vec::new();
@@ -897,19 +948,19 @@ pub(crate) fn each_row(
         if !t.rows.is_empty() {
             t.write_run().map_err(MergeError::Io)?;
         }
-        runs.append(&mut t.runs);
+        runs.extend(t.runs.drain(..).map(|file| (file, t.keeps_seen)));
     }
     let mut sources = Vec::with_capacity(runs.len());
-    for file in runs {
-        sources.push(Run::new(file)?);
+    for (file, seen) in runs {
+        sources.push(Run::new(file, seen)?);
     }
     merge_each(sources, each)
 }
 
 /// Rows in key order, one per key, for [`merge_each`].
 trait SortedRows {
-    /// The current row, `None` at the end.
-    fn head(&self) -> Option<(Key<'_>, Values<'_>)>;
+    /// The current row and its `seen` bits, `None` at the end.
+    fn head(&self) -> Option<(Key<'_>, Values<'_>, u32)>;
     /// Moves to the next row.
     fn advance(&mut self) -> Result<(), MergeError>;
 }
@@ -923,7 +974,7 @@ struct InMemory<'t> {
 }
 
 impl SortedRows for InMemory<'_> {
-    fn head(&self) -> Option<(Key<'_>, Values<'_>)> {
+    fn head(&self) -> Option<(Key<'_>, Values<'_>, u32)> {
         if self.next >= self.end {
             return None;
         }
@@ -945,10 +996,11 @@ const OUT_CHUNK: usize = 1 << 16;
 
 /// k-way merge: the smallest head is taken next (a linear scan: there are
 /// few sources), merged with the heads of the same key in the other
-/// sources, and handed to `each`; returns the number of rows.
+/// sources (their `seen` bits or-ed), and handed to `each`; returns the
+/// number of rows.
 fn merge_each<S: SortedRows>(
     mut sources: Vec<S>,
-    mut each: impl FnMut(Key<'_>, Values<'_>) -> Result<(), MergeError>,
+    mut each: impl FnMut(Key<'_>, Values<'_>, u32) -> Result<(), MergeError>,
 ) -> Result<u64, MergeError> {
     let mut written = 0u64;
     // The sources whose head has the smallest key.
@@ -957,7 +1009,7 @@ fn merge_each<S: SortedRows>(
         same.clear();
         let mut min: Option<Key<'_>> = None;
         for (i, src) in sources.iter().enumerate() {
-            let Some((k, _)) = src.head() else { continue };
+            let Some((k, ..)) = src.head() else { continue };
             match min.map(|m| k.cmp(&m)) {
                 Some(std::cmp::Ordering::Greater) => {}
                 Some(std::cmp::Ordering::Equal) => same.push(i),
@@ -970,22 +1022,24 @@ fn merge_each<S: SortedRows>(
         }
         let Some(key) = min else { break };
         let mut merged = None;
+        let mut seen = sources[same[0]].head().map_or(0, |(.., b)| b);
         for &i in &same[1..] {
-            if let Some((_, s)) = sources[i].head() {
+            if let Some((_, s, b)) = sources[i].head() {
                 merged
                     .get_or_insert_with(|| {
                         sources[same[0]]
                             .head()
-                            .map_or(Owned::Packed(Packed::default()), |(_, s)| s.to_owned())
+                            .map_or(Owned::Packed(Packed::default()), |(_, s, _)| s.to_owned())
                     })
                     .merge(s);
+                seen |= b;
             }
         }
         match &merged {
-            Some(s) => each(key, s.values())?,
+            Some(s) => each(key, s.values(), seen)?,
             None => {
-                if let Some((_, s)) = sources[same[0]].head() {
-                    each(key, s)?;
+                if let Some((_, s, _)) = sources[same[0]].head() {
+                    each(key, s, seen)?;
                 }
             }
         }
@@ -1004,19 +1058,23 @@ struct Run {
     reader: BufReader<File>,
     line: Vec<u8>,
     number: u64,
-    /// The current row's key bytes (host, then URL), the host's length and
-    /// the window (`None` at the end), and its values.
+    /// Whether each record is followed by its row's `seen` bits (four
+    /// bytes: [`SummaryTable::write_run`] of a table that keeps them).
+    has_seen: bool,
+    /// The current row's key bytes (host, then URL), the host's length,
+    /// the window and its `seen` bits (`None` at the end), and its values.
     key: Vec<u8>,
-    head: Option<(usize, Option<i64>)>,
+    head: Option<(usize, Option<i64>, u32)>,
     values: Owned,
 }
 
 impl Run {
-    fn new(file: File) -> Result<Run, MergeError> {
+    fn new(file: File, has_seen: bool) -> Result<Run, MergeError> {
         let mut run = Run {
             reader: BufReader::with_capacity(1 << 16, file),
             line: Vec::new(),
             number: 0,
+            has_seen,
             key: Vec::new(),
             head: None,
             values: Owned::Packed(Packed::default()),
@@ -1027,10 +1085,10 @@ impl Run {
 }
 
 impl SortedRows for Run {
-    fn head(&self) -> Option<(Key<'_>, Values<'_>)> {
-        let (host_len, window) = self.head?;
+    fn head(&self) -> Option<(Key<'_>, Values<'_>, u32)> {
+        let (host_len, window, seen) = self.head?;
         let (host, url) = self.key.split_at(host_len);
-        Some((Key { host, url, window }, self.values.values()))
+        Some((Key { host, url, window }, self.values.values(), seen))
     }
 
     /// Reads the run's next row, in key order. A record that lies whole in
@@ -1043,15 +1101,27 @@ impl SortedRows for Run {
             return Ok(());
         }
         self.number += 1;
+        let seen_len = if self.has_seen { 4 } else { 0 };
         let whole = buf
             .get(..4)
             .map(|len| 4 + u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize)
-            .filter(|&n| n <= buf.len());
-        let body = match whole {
-            Some(n) => &buf[4..n],
+            .filter(|&n| n + seen_len <= buf.len());
+        let (body, seen) = match whole {
+            Some(n) => {
+                // Four bytes there when it has them: `whole` counts them.
+                let seen = match buf.get(n..n + seen_len) {
+                    Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
+                    _ => 0,
+                };
+                (&buf[4..n], seen)
+            }
             None => {
                 read_record(&mut self.reader, &mut self.line).map_err(MergeError::Io)?;
-                &self.line[..]
+                let mut seen = [0u8; 4];
+                if self.has_seen {
+                    self.reader.read_exact(&mut seen).map_err(MergeError::Io)?;
+                }
+                (&self.line[..], u32::from_le_bytes(seen))
             }
         };
         // Most rows read packed, without a `UrlSummary` made and moved.
@@ -1068,9 +1138,9 @@ impl SortedRows for Run {
         self.key.clear();
         self.key.extend_from_slice(key.host);
         self.key.extend_from_slice(key.url);
-        self.head = Some((key.host.len(), key.window));
+        self.head = Some((key.host.len(), key.window, seen));
         if let Some(n) = whole {
-            self.reader.consume(n);
+            self.reader.consume(n + seen_len);
         }
         Ok(())
     }
@@ -1352,11 +1422,12 @@ mod tests {
         let rows: Vec<Row> = keys
             .iter()
             .map(|k| {
-                let at = arena.len();
+                let at = arena.len() as u32;
                 arena.extend_from_slice(k.host);
                 arena.extend_from_slice(k.url);
                 Row {
                     at,
+                    seen: 0,
                     window: k.window.unwrap_or(0),
                     host: k.host.len() as u32 | if k.window.is_some() { WINDOWED } else { 0 },
                     url_len: k.url.len() as u32,
@@ -1496,7 +1567,7 @@ mod tests {
         t.sort();
         let got: Vec<_> = (0..t.rows.len())
             .map(|i| {
-                let (k, _) = t.sorted_row(i).unwrap();
+                let (k, ..) = t.sorted_row(i).unwrap();
                 (k.host.to_vec(), k.url.to_vec(), k.window)
             })
             .collect();
@@ -1563,7 +1634,7 @@ mod tests {
         };
         let mut serial = Vec::new();
         let mut scratch = UrlSummary::default();
-        each_row(skewed(), |key, s| {
+        each_row(skewed(), |key, s, _| {
             s.get(&mut scratch)
                 .write_row(key.host, key.url, key.window, &mut serial);
             Ok(())
