@@ -77,13 +77,12 @@ fn fields(line: &[u8], start: usize) -> Result<Fields<'_>, usize> {
         .split(|&b| b == b' ')
         .next()
         .filter(|b| !b.is_empty() && b.iter().all(u8::is_ascii_digit));
-    // `(HTTP/1.1 200)`: the status closes the first parenthesis after.
+    // `(HTTP/1.1 200)`: the status closes the first parenthesis after
+    // (`(200)` when the server passed no protocol).
     let status = memchr(b'(', tail).and_then(|open| {
         let inner = &tail[open + 1..];
-        let close = memchr(b')', inner)?;
-        let inner = &inner[..close];
-        let space = memchr::memrchr(b' ', inner)?;
-        Some(&inner[space + 1..])
+        let inner = &inner[..memchr(b')', inner)?];
+        Some(memchr::memrchr(b' ', inner).map_or(inner, |space| &inner[space + 1..]))
     });
     if method.is_empty() || time.is_empty() {
         return Err(start);
@@ -194,6 +193,11 @@ mod tests {
         let (r, target, out) = run(&line, Field::Request);
         assert_eq!((r, &target[..]), (Line::Record, &b"/update_metrics?a=1"[..]));
         assert_eq!(out.info.status(line.as_bytes()), Some(200));
+        // No protocol logged.
+        let line = LINE.replace("(HTTP/1.1 200)", "(404)");
+        let (r, _, out) = run(&line, Field::Request);
+        assert_eq!(r, Line::Record);
+        assert_eq!(out.info.status(line.as_bytes()), Some(404));
     }
 
     #[test]
