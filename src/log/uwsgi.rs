@@ -19,7 +19,7 @@
 //! may carry a prefix before `[pid: ` (`--log-date` writes the date and
 //! ` - `).
 
-use memchr::{memchr, memmem};
+use memchr::{memchr, memmem, memrchr};
 
 use super::info::Info;
 use super::ReadOptions;
@@ -67,6 +67,9 @@ fn fields(line: &[u8], start: usize) -> Result<Fields<'_>, usize> {
     let (_vars, at) = until(line, at, b"} [")?;
     let (time, at) = until(line, at, b"] ")?;
     let (method, at) = until(line, at, b" ")?;
+    if method.is_empty() || time.is_empty() {
+        return Err(start);
+    }
     // The URI is not escaped: the last ` => generated ` ends it.
     const GENERATED: &[u8] = b" => generated ";
     let end = memmem::rfind(&line[at..], GENERATED).ok_or(at)? + at;
@@ -76,17 +79,14 @@ fn fields(line: &[u8], start: usize) -> Result<Fields<'_>, usize> {
     let bytes = tail
         .split(|&b| b == b' ')
         .next()
-        .filter(|b| !b.is_empty() && b.iter().all(u8::is_ascii_digit));
+        .filter(|b| crate::ascii::is_decimal(b));
     // `(HTTP/1.1 200)`: the status closes the first parenthesis after
     // (`(200)` when the server passed no protocol).
     let status = memchr(b'(', tail).and_then(|open| {
         let inner = &tail[open + 1..];
         let inner = &inner[..memchr(b')', inner)?];
-        Some(memchr::memrchr(b' ', inner).map_or(inner, |space| &inner[space + 1..]))
+        Some(memrchr(b' ', inner).map_or(inner, |space| &inner[space + 1..]))
     });
-    if method.is_empty() || time.is_empty() {
-        return Err(start);
-    }
     Ok(Fields {
         client,
         time,
