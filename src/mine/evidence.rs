@@ -20,7 +20,7 @@
 //! unrelated URLs share) is *untestable*: it neither supports nor refutes a
 //! rule.
 
-use super::summary::{SizeCount, StatusClass, UrlSummary};
+use super::summary::{SizeCount, StatusClass, UrlSummary, SIZES_KEPT};
 
 /// The size tolerance around `size`: exact is too strict for dynamic pages
 /// (tokens, timestamps add a few bytes per response), so 16 bytes or 0.1 %,
@@ -67,8 +67,7 @@ fn count32(n: u64) -> u32 {
 /// whole number of 4 KiB blocks below the URL's largest 200 size is a
 /// transfer cut at a buffer's end (a client that went away), not the page.
 pub(crate) fn page_sizes(s: &UrlSummary) -> impl Iterator<Item = SizeCount> + '_ {
-    s.sizes()
-        .filter(move |c| !(c.count == 1 && c.size < s.largest && c.size % 4_096 == 0))
+    s.sizes().filter(move |&c| !is_cut_transfer(c, s.largest))
 }
 
 /// The densest run of sizes within one tolerance, by response count; ties go
@@ -76,6 +75,37 @@ pub(crate) fn page_sizes(s: &UrlSummary) -> impl Iterator<Item = SizeCount> + '_
 pub(crate) fn signature(sizes: impl Iterator<Item = SizeCount>) -> Option<Signature> {
     // Increasing size, at most a row's 16 (more only in tests).
     let sizes: smallvec::SmallVec<[SizeCount; 16]> = sizes.collect();
+    signature_of(&sizes)
+}
+
+/// `signature(page_sizes(s))`, the page's sizes sorted in an array on the
+/// stack: collected twice (the second time into a 256-byte `SmallVec`
+/// moved on return) and grown on the heap past four sizes, they cost more
+/// than the signature (about 330 instructions a window of *wide*).
+pub(crate) fn page_signature(s: &UrlSummary) -> Option<Signature> {
+    let mut by_size = [SizeCount { size: 0, count: 0 }; SIZES_KEPT];
+    let Some(sizes) = s.sorted_sizes(&mut by_size) else {
+        return signature(page_sizes(s)); // more sizes than a row keeps: tests only
+    };
+    let mut page = [SizeCount { size: 0, count: 0 }; SIZES_KEPT];
+    let mut n = 0;
+    for &c in sizes {
+        if !is_cut_transfer(c, s.largest) {
+            page[n] = c;
+            n += 1;
+        }
+    }
+    signature_of(&page[..n])
+}
+
+/// A size seen once that is a whole number of 4 KiB blocks below the URL's
+/// largest (see [`page_sizes`]).
+fn is_cut_transfer(c: SizeCount, largest: u64) -> bool {
+    c.count == 1 && c.size < largest && c.size.is_multiple_of(4_096)
+}
+
+/// [`signature`] of sizes in increasing order.
+fn signature_of(sizes: &[SizeCount]) -> Option<Signature> {
     let mut best: Option<(u64, usize, usize)> = None; // (count, first, last)
     let mut first = 0;
     let mut count = 0;
@@ -120,7 +150,7 @@ pub(crate) struct Side {
 impl Side {
     pub(crate) fn of(s: &UrlSummary) -> Side {
         Side {
-            sig: signature(page_sizes(s)),
+            sig: page_signature(s),
             ok: count32(s.status[StatusClass::Ok200 as usize]),
             gone: count32(s.status[StatusClass::Gone as usize]),
             moved: count32(
@@ -949,6 +979,31 @@ mod tests {
         // Another size seen once stays: a page's size may change.
         u.add(Some(200), Some(7_000), None);
         assert!(kept(&u).contains(&7_000));
+    }
+
+    #[test]
+    fn the_page_signature_is_the_signature_of_the_page_sizes() {
+        let mut u = UrlSummary::default();
+        let same = |u: &UrlSummary| {
+            assert_eq!(page_signature(u), signature(page_sizes(u)));
+        };
+        same(&u); // no size: none
+                  // Sizes in no order, cut transfers among them, past the four a
+                  // `SmallVec` held inline, up to a row's sixteen and past (sampled).
+        for (n, size) in [9_000, 8_192, 20_000, 4_096, 20_010, 9_005, 12_288, 700]
+            .into_iter()
+            .cycle()
+            .zip(1..)
+            .map(|(s, n)| (n, s + (n / 8) * 37))
+            .take(40)
+        {
+            u.add(Some(200), Some(size), None);
+            if n % 3 == 0 {
+                u.add(Some(200), Some(size), None);
+            }
+            same(&u);
+        }
+        assert!(page_signature(&u).is_some());
     }
 
     #[test]

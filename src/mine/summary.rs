@@ -348,6 +348,15 @@ impl UrlSummary {
         v.into_iter()
     }
 
+    /// [`UrlSummary::sizes`] in `v`, unless there are more than it holds
+    /// (a row keeps at most [`SIZES_KEPT`]; more only in tests).
+    pub(crate) fn sorted_sizes<'v>(
+        &self,
+        v: &'v mut [SizeCount; SIZES_KEPT],
+    ) -> Option<&'v [SizeCount]> {
+        (self.sizes.len() <= SIZES_KEPT).then(|| self.sizes_by_size(v))
+    }
+
     /// The kept sizes of 200 responses in increasing size, in `v` (a row
     /// keeps at most [`SIZES_KEPT`]).
     fn sizes_by_size<'v>(&self, v: &'v mut [SizeCount; SIZES_KEPT]) -> &'v [SizeCount] {
