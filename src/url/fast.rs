@@ -32,29 +32,68 @@ use crate::ascii::hex_value;
 /// `lower` set: the caller upper-cases it in the copy, the only change the
 /// profile makes to it (`%3a` → `%3A`).
 ///
-/// By tables ([`HEX_DIGIT`], [`UNRESERVED`]): escapes come in runs of
-/// dozens on non-ASCII paths, where the comparisons of `hex_value` and
-/// `is_unreserved` were about 33 instructions a line of a combined log
-/// (pipeline/combined 551.4 → 518.0).
+/// By tables: escapes come in runs of dozens on non-ASCII paths, where the
+/// comparisons of `hex_value` and `is_unreserved` were about 33
+/// instructions a line of a combined log (pipeline/combined 551.4 →
+/// 518.0). With `pairs`, one table of the two bytes after the `%`
+/// ([`ESCAPES`]), else one per byte ([`HEX_DIGIT`]) and one of the decoded
+/// byte ([`UNRESERVED`]), about 10 instructions an escape more. `pairs` is
+/// a constant where the scan is inlined (see [`path_query_fragment`]): the
+/// one table changed how the rest of the rules' scan was compiled, for
+/// about 5 instructions a URL more.
 #[inline(always)]
-fn escape<const STRICT: bool>(input: &[u8], i: usize, lower: &mut bool) -> Option<usize> {
+fn escape<const STRICT: bool>(
+    input: &[u8],
+    i: usize,
+    lower: &mut bool,
+    pairs: bool,
+) -> Option<usize> {
     if !STRICT {
         return Some(i + 1);
     }
     let &[h, l] = input.get(i + 1..i + 3)? else {
         return None;
     };
-    let (h, l) = (HEX_DIGIT[h as usize], HEX_DIGIT[l as usize]);
-    if (h | l) & NOT_HEX != 0 || UNRESERVED[((h & 0xF) << 4 | (l & 0xF)) as usize] {
+    if !pairs {
+        let (h, l) = (HEX_DIGIT[h as usize], HEX_DIGIT[l as usize]);
+        if (h | l) & NOT_HEX != 0 || UNRESERVED[((h & 0xF) << 4 | (l & 0xF)) as usize] {
+            return None;
+        }
+        *lower |= (h | l) & LOWER_HEX != 0;
+        return Some(i + 3);
+    }
+    let flags = ESCAPES[usize::from(h) | usize::from(l) << 8];
+    if flags & NOT_HEX != 0 {
         return None;
     }
-    *lower |= (h | l) & LOWER_HEX != 0;
+    *lower |= flags & LOWER_HEX != 0;
     Some(i + 3)
 }
 
-/// [`HEX_DIGIT`]'s flag of a byte that is no hex digit.
+/// [`escape`]'s verdict on the two bytes after a `%`, at the index of the
+/// two as a little-endian `u16` (the first byte low): [`NOT_HEX`] where
+/// they are no escape or one of an unreserved byte, which `rfc3986`
+/// decodes, else [`LOWER_HEX`] where either is a lower-case hex digit.
+/// 64 KiB, of which an escape touches one row of 256 bytes per second
+/// byte, and a run of escapes of UTF-8 text a few dozen cache lines.
+static ESCAPES: [u8; 1 << 16] = {
+    let mut t = [NOT_HEX; 1 << 16];
+    let mut i = 0;
+    while i < 1 << 16 {
+        let (h, l) = (HEX_DIGIT[i & 0xFF], HEX_DIGIT[i >> 8]);
+        if (h | l) & NOT_HEX == 0 && !UNRESERVED[((h & 0xF) << 4 | (l & 0xF)) as usize] {
+            t[i] = (h | l) & LOWER_HEX;
+        }
+        i += 1;
+    }
+    t
+};
+
+/// [`HEX_DIGIT`]'s flag of a byte that is no hex digit (and [`ESCAPES`]'s
+/// of two bytes that are no escape to keep).
 const NOT_HEX: u8 = 0x80;
-/// [`HEX_DIGIT`]'s flag of a lower-case hex digit (`a-f`).
+/// [`HEX_DIGIT`]'s flag of a lower-case hex digit (`a-f`) (and
+/// [`ESCAPES`]'s of an escape with one).
 const LOWER_HEX: u8 = 0x10;
 
 /// Each byte's value as a hex digit ([`hex_value`]) in its low four bits,
@@ -93,10 +132,15 @@ static UNRESERVED: [bool; 256] = {
 /// rather than by going back to the chunk search for each one (about a
 /// third of the instructions on such paths).
 #[inline(always)]
-fn escapes<const STRICT: bool>(input: &[u8], mut i: usize, lower: &mut bool) -> Option<usize> {
-    i = escape::<STRICT>(input, i, lower)?;
+fn escapes<const STRICT: bool>(
+    input: &[u8],
+    mut i: usize,
+    lower: &mut bool,
+    pairs: bool,
+) -> Option<usize> {
+    i = escape::<STRICT>(input, i, lower, pairs)?;
     while STRICT && input.get(i) == Some(&b'%') {
-        i = escape::<STRICT>(input, i, lower)?;
+        i = escape::<STRICT>(input, i, lower, pairs)?;
     }
     Some(i)
 }
@@ -959,6 +1003,13 @@ fn path_query_fragment<
 ) -> Option<PathScan> {
     // The log line's target: `\\` is the logger's escape (see the doc).
     let in_line = END == IN_LOG_LINE;
+    // [`escape`]'s one table of two bytes where it was measured to pay: a
+    // log line's target and a whole URL without rules (pipeline/combined
+    // and vhost, each about 10 instructions a line fewer). In the rules'
+    // scan (`safe`) and a list's line (plain --pipe) it made the rest of
+    // the scan dearer (safe/kasztp 382.7 -> 388.1, plain-whatwg 209.5 ->
+    // 210.7, `benches/guard.sh`): registers allotted otherwise.
+    let pairs = !RULES && END != TO_LINE_END;
     let len = input.len();
     let mut lower = false;
     let mut facts = PathFacts::default();
@@ -1033,10 +1084,10 @@ fn path_query_fragment<
                 }
                 match dot_segment(input, i) {
                     Some(n) => (dots, i) = (true, i + n),
-                    None => i = escapes::<STRICT>(input, i, &mut lower)?,
+                    None => i = escapes::<STRICT>(input, i, &mut lower, pairs)?,
                 }
             }
-            b'%' => i = escapes::<STRICT>(input, i, &mut lower)?,
+            b'%' => i = escapes::<STRICT>(input, i, &mut lower, pairs)?,
             b'?' | b'#' => break,
             b' ' if END == IN_LOG_LINE => break,
             b'\n' if END == TO_LINE_END => break,
@@ -1062,7 +1113,7 @@ fn path_query_fragment<
                 None | Some(b'#') => break,
                 Some(b' ') if END == IN_LOG_LINE => break,
                 Some(b'\n') if END == TO_LINE_END => break,
-                Some(b'%') => i = escapes::<STRICT>(input, i, &mut lower)?,
+                Some(b'%') => i = escapes::<STRICT>(input, i, &mut lower, pairs)?,
                 Some(_) => return None,
             }
         }
@@ -1085,7 +1136,7 @@ fn path_query_fragment<
                 None => break,
                 Some(b' ') if END == IN_LOG_LINE => break,
                 Some(b'\n') if END == TO_LINE_END => break,
-                Some(b'%') => i = escapes::<STRICT>(input, i, &mut lower)?,
+                Some(b'%') => i = escapes::<STRICT>(input, i, &mut lower, pairs)?,
                 Some(_) => return None,
             }
         }
@@ -1205,8 +1256,9 @@ mod tests {
         }
     }
 
-    /// The tables of [`escape`] say what `hex_value` and `is_unreserved`
-    /// say, for every two bytes after a `%`, and at the input's end.
+    /// The tables of [`escape`] (either way) say what `hex_value` and
+    /// `is_unreserved` say, for every two bytes after a `%`, and at the
+    /// input's end.
     #[test]
     fn escape_by_tables_is_escape_by_predicates() {
         for h in 0..=255u8 {
@@ -1218,10 +1270,12 @@ mod tests {
                     }
                     _ => None,
                 };
-                let mut lower = false;
-                let got = escape::<true>(&input, 0, &mut lower).map(|i| (i, lower));
-                assert_eq!(got, expected, "%{:?}", [h, l].escape_ascii().to_string());
-                assert_eq!(escape::<true>(&input[..2], 0, &mut lower), None);
+                for pairs in [false, true] {
+                    let mut lower = false;
+                    let got = escape::<true>(&input, 0, &mut lower, pairs).map(|i| (i, lower));
+                    assert_eq!(got, expected, "%{:?}", [h, l].escape_ascii().to_string());
+                    assert_eq!(escape::<true>(&input[..2], 0, &mut lower, pairs), None);
+                }
             }
         }
     }
