@@ -19,19 +19,21 @@ use super::evidence::{verdict, Part, Side, Thresholds, Verdict, WindowSize};
 
 /// One distinct URL of a host, as the miner keeps it.
 #[derive(Clone, Debug)]
-pub(crate) struct UrlEntry {
-    /// From the path on (`/a/b?x=1`); the summary's URL without scheme and host.
-    pub target: String,
+pub(crate) struct UrlEntry<'a> {
+    /// From the path on (`/a/b?x=1`); the summary's URL without scheme and
+    /// host. (It and `windows` lie in one text and one list for all the
+    /// host's URLs, not in two allocations a URL.)
+    pub target: &'a str,
     pub hits: u64,
     pub learn: Side,
     pub confirm: Side,
     /// Its sizes per window: the learning part's (the first `learned`),
     /// then the confirming part's, each in window order.
-    pub windows: Box<[WindowSize]>,
+    pub windows: &'a [WindowSize],
     pub learned: u8,
 }
 
-impl UrlEntry {
+impl UrlEntry<'_> {
     pub(crate) fn learn_windows(&self) -> &[WindowSize] {
         &self.windows[..usize::from(self.learned)]
     }
@@ -448,8 +450,8 @@ fn align(a: &str, b: &str) -> Option<Proposal> {
 /// Other query values (`sort=asc` against `sort=desc`: same bytes, other
 /// order) are never aliased.
 fn literal(a: &UrlEntry, b: &UrlEntry, th: &Thresholds) -> Option<Proposal> {
-    let (pa, qa) = split_query(&a.target);
-    let (pb, qb) = split_query(&b.target);
+    let (pa, qa) = split_query(a.target);
+    let (pb, qb) = split_query(b.target);
     let (x, y) = (a.learn.sig?, b.learn.sig?);
     let exact = x.strong && y.strong && x.lo == y.lo && x.span == y.span;
     if !th.literal_aliases
@@ -472,8 +474,8 @@ fn literal(a: &UrlEntry, b: &UrlEntry, th: &Thresholds) -> Option<Proposal> {
         return None;
     }
     Some(Proposal::Literal {
-        from: from.target.clone(),
-        to: to.target.clone(),
+        from: from.target.to_owned(),
+        to: to.target.to_owned(),
     })
 }
 
@@ -748,7 +750,7 @@ fn text_pairs(urls: &[UrlEntry], cap: usize, mut visit: impl FnMut(View, usize, 
         }
     };
     for (i, u) in urls.iter().enumerate() {
-        let (path, query) = split_query(&u.target);
+        let (path, query) = split_query(u.target);
         if let Some(q) = query {
             for out in 0..split_at_byte(q, b'&').take(PAIRS_TRIED).count() {
                 key.clear();
@@ -783,7 +785,7 @@ fn text_pairs(urls: &[UrlEntry], cap: usize, mut visit: impl FnMut(View, usize, 
         }
     };
     for (i, u) in urls.iter().enumerate() {
-        let (path, _) = split_query(&u.target);
+        let (path, _) = split_query(u.target);
         key.clear();
         key.push_str(path);
         key.make_ascii_lowercase();
@@ -795,7 +797,7 @@ fn text_pairs(urls: &[UrlEntry], cap: usize, mut visit: impl FnMut(View, usize, 
         first.clear();
         let mut any = false;
         for (i, u) in urls.iter().enumerate() {
-            let (path, _) = split_query(&u.target);
+            let (path, _) = split_query(u.target);
             slashes.clear();
             // (Only the slashes up to the one that closes the segment.)
             slashes.extend(memchr::memchr_iter(b'/', path.as_bytes()).take(position + 1));
@@ -822,7 +824,7 @@ fn text_pairs(urls: &[UrlEntry], cap: usize, mut visit: impl FnMut(View, usize, 
     drop(first);
     let mut by_digits: HashMap<u64, Vec<u32>> = HashMap::new();
     for (i, u) in urls.iter().enumerate() {
-        if !digit_runs(&u.target, &mut key) {
+        if !digit_runs(u.target, &mut key) {
             continue;
         }
         let list = by_digits.entry(text_hash(key.as_bytes())).or_default();
@@ -840,7 +842,7 @@ fn text_pairs(urls: &[UrlEntry], cap: usize, mut visit: impl FnMut(View, usize, 
     for group in groups {
         let mut spellings: Vec<(String, u32)> = Vec::new();
         for &i in &group {
-            let k = skeleton(&urls[i as usize].target).0;
+            let k = skeleton(urls[i as usize].target).0;
             if spellings.len() < SPELLINGS_TRIED && !spellings.iter().any(|(s, _)| *s == k) {
                 spellings.push((k, i));
             }
@@ -865,14 +867,14 @@ fn tally(counts: &mut HashMap<Proposal, Tallied>, p: Proposal, a: &UrlEntry, b: 
             } else {
                 b
             };
-            param_value(&with.target, name)
+            param_value(with.target, name)
         }
         _ => None,
     };
     let direction = match &p {
         Proposal::Substitution { a: ka, .. } => [a, b].iter().fold(0i64, |d, u| {
             let hits = i64::try_from(u.hits).unwrap_or(i64::MAX);
-            if skeleton(&u.target).0 == *ka {
+            if skeleton(u.target).0 == *ka {
                 d.saturating_add(hits)
             } else {
                 d.saturating_sub(hits)
@@ -915,7 +917,7 @@ fn literal_pairs(urls: &[UrlEntry], th: &Thresholds, counts: &mut HashMap<Propos
             continue;
         };
         let (a, b) = (&urls[i], &urls[j]);
-        if align(&a.target, &b.target).is_some()
+        if align(a.target, b.target).is_some()
             || verdict(a.learn_part(), b.learn_part()).verdict != Verdict::Agree
         {
             continue;
@@ -942,7 +944,7 @@ pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
         if verdict(a.learn_part(), b.learn_part()).verdict != Verdict::Agree {
             return;
         }
-        if let Some(p) = align(&a.target, &b.target).filter(|p| view.finds(p)) {
+        if let Some(p) = align(a.target, b.target).filter(|p| view.finds(p)) {
             tally(&mut counts, p, a, b);
         }
     });
@@ -1045,7 +1047,7 @@ pub(crate) fn propose_redirects(urls: &[UrlEntry], th: &Thresholds) -> Vec<Candi
     let mut wanted: HashSet<String> = HashSet::new();
     let mut runs = String::new();
     for u in urls.iter().filter(|u| redirecting(u)) {
-        if digit_runs(&u.target, &mut runs) {
+        if digit_runs(u.target, &mut runs) {
             wanted.insert(runs.clone());
         }
     }
@@ -1054,20 +1056,20 @@ pub(crate) fn propose_redirects(urls: &[UrlEntry], th: &Thresholds) -> Vec<Candi
     }
     let mut by_digits: HashMap<String, Vec<(usize, String)>> = HashMap::new();
     for (i, u) in urls.iter().enumerate() {
-        if u.learn.ok > 0 && digit_runs(&u.target, &mut runs) && wanted.contains(&runs) {
+        if u.learn.ok > 0 && digit_runs(u.target, &mut runs) && wanted.contains(&runs) {
             let list = by_digits.entry(runs.clone()).or_default();
             if list.len() < th.bucket_cap {
-                list.push((i, skeleton(&u.target).0));
+                list.push((i, skeleton(u.target).0));
             }
         }
     }
     // (from skeleton, to skeleton) -> (redirecting URLs, hits on the targets)
     let mut pairs: HashMap<(String, String), (u64, u64)> = HashMap::new();
     for u in urls.iter().filter(|u| redirecting(u)) {
-        if !digit_runs(&u.target, &mut runs) {
+        if !digit_runs(u.target, &mut runs) {
             continue;
         }
-        let from = skeleton(&u.target).0;
+        let from = skeleton(u.target).0;
         for (j, to) in by_digits.get(&runs).map_or(&[][..], |v| &v[..]) {
             let e = pairs.entry((from.clone(), to.clone())).or_default();
             e.0 += 1;
@@ -1235,10 +1237,10 @@ fn param_candidate(
     let mut seen: Vec<String> = Vec::new();
     let mut with = 0;
     for u in urls {
-        if !under_prefix(split_query(&u.target).0, &prefix) {
+        if !under_prefix(split_query(u.target).0, &prefix) {
             continue;
         }
-        if let Some(v) = param_value(&u.target, &name) {
+        if let Some(v) = param_value(u.target, &name) {
             with += 1;
             if seen.len() <= MODE_VALUES && !seen.contains(&v) {
                 seen.push(v);
@@ -1444,8 +1446,9 @@ mod tests {
         assert_eq!(grouping_key("/"), "/");
     }
 
-    /// A URL answering 200 with `size` in window 0 of each part.
-    fn entry(target: &str, size: u64) -> UrlEntry {
+    /// A URL answering 200 with `size` in window 0 of each part. (Its
+    /// target and windows are leaked: a test's few bytes.)
+    fn entry(target: &str, size: u64) -> UrlEntry<'static> {
         let sig = super::super::evidence::Signature {
             size,
             strong: true,
@@ -1459,11 +1462,11 @@ mod tests {
         };
         let window = WindowSize::new(0, &sig).unwrap();
         UrlEntry {
-            target: target.into(),
+            target: String::leak(target.to_owned()),
             hits: 4,
             learn: side,
             confirm: side,
-            windows: vec![window, window].into(),
+            windows: Vec::leak(vec![window, window]),
             learned: 1,
         }
     }
@@ -1595,7 +1598,7 @@ mod tests {
         let urls: Vec<UrlEntry> = targets.iter().map(|t| entry(t, 1_000)).collect();
         let mut pairs = Vec::new();
         text_pairs(&urls, 64, |view, i, j| {
-            let (a, b) = (urls[i].target.clone(), urls[j].target.clone());
+            let (a, b) = (urls[i].target.to_owned(), urls[j].target.to_owned());
             // What `propose` counts: the pairs whose difference is their view's.
             if align(&a, &b).is_some_and(|p| view.finds(&p)) {
                 pairs.push(if a < b { (view, a, b) } else { (view, b, a) });

@@ -221,7 +221,13 @@ struct Budget {
 /// its windows: the entry, two allocations' overhead, and what proposing
 /// and evaluating candidates take per URL (the order by size, the hashed
 /// grouping keys, the popular sizes).
-const URL_COST: u64 = std::mem::size_of::<UrlEntry>() as u64 + 32 + 48;
+const URL_COST: u64 = URL_ENTRY_BYTES + 32 + 48;
+/// The bytes of a [`UrlEntry`] when it held its target and windows in
+/// allocations of its own (`String`, `Box<[WindowSize]>`): the budget of
+/// `--memory` counts them still, so that it samples the URLs it sampled
+/// (the same rules), with the two allocations' overhead it no longer
+/// spends left as slack.
+const URL_ENTRY_BYTES: u64 = 136;
 /// Bytes per print besides its key and windows: the print, its place in
 /// the aliases' order by key, and its key's run and entry in the index by
 /// hash ([`ByKey`]).
@@ -381,7 +387,7 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
     let mut host: Option<String> = None;
     let mut host_index = 0;
     let mut level = 0;
-    let mut urls: Vec<UrlEntry> = Vec::new();
+    let mut urls = HostUrls::default();
     let mut current: Option<Current> = None;
     // The last URL's buffers, emptied, for the next one: its text and its
     // two window lists were allocated, grown and freed for every URL.
@@ -389,7 +395,7 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
     let mut sampled_urls = 0;
     let mut flush_url = |current: &mut Option<Current>,
                          spare: &mut Option<Current>,
-                         urls: &mut Vec<UrlEntry>,
+                         urls: &mut HostUrls,
                          level: u32| {
         if let Some(mut c) = current.take() {
             c.close_window(&window_index, split);
@@ -398,19 +404,13 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
             if level == 0 || kept(level, sample_hash(target)) {
                 keep_windows(&mut c.learn_windows);
                 keep_windows(&mut c.confirm_windows);
-                let learned = c.learn_windows.len() as u8; // at most WINDOWS_KEPT
-                let mut windows =
-                    Vec::with_capacity(c.learn_windows.len() + c.confirm_windows.len());
-                windows.extend_from_slice(&c.learn_windows);
-                windows.extend_from_slice(&c.confirm_windows);
-                urls.push(UrlEntry {
-                    target: target.to_owned(),
-                    hits: c.learn.hits + c.confirm.hits,
-                    learn: Side::of(&c.learn),
-                    confirm: Side::of(&c.confirm),
-                    windows: windows.into_boxed_slice(),
-                    learned,
-                });
+                urls.push(
+                    target,
+                    &c.learn,
+                    &c.confirm,
+                    &c.learn_windows,
+                    &c.confirm_windows,
+                );
             } else {
                 sampled_urls += 1;
             }
@@ -432,13 +432,19 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
             flush_url(&mut current, &mut spare, &mut urls, level);
             if let Some(h) = host.take() {
                 let hints = hints.remove(&h).unwrap_or_default();
-                miner.host(h, std::mem::take(&mut urls), &hints);
+                miner.host(h, urls.entries(), &hints);
+                urls.clear();
                 host_index += 1;
             }
             host = Some(row_host.into_owned());
             level = budget.host_levels.get(host_index).copied().unwrap_or(0);
-            let count = scan.hosts.get(host_index).map_or(0, |c| c.urls >> level);
-            urls.reserve(reserve(count));
+            if let Some(c) = scan.hosts.get(host_index) {
+                urls.reserve(
+                    reserve(c.urls >> level),
+                    reserve(c.bytes >> level),
+                    reserve(c.rows >> level),
+                );
+            }
         }
         let url = text_if_new(&mut last_url, key.url, current.is_some());
         if let Some(url) = url.filter(|u| current.as_ref().is_none_or(|c| c.url != *u)) {
@@ -482,7 +488,7 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
     flush_url(&mut current, &mut spare, &mut urls, level);
     if let Some(h) = host.take() {
         let hints = hints.remove(&h).unwrap_or_default();
-        miner.host(h, urls, &hints);
+        miner.host(h, urls.entries(), &hints);
     }
     miner.report.sampled_urls = sampled_urls;
     miner.aliases();
@@ -607,6 +613,84 @@ pub(crate) fn summary_for_mining(
     out.write_all(&buf).map_err(MergeError::Io)?;
     let rows = scan.hosts.iter().map(|c| c.rows).sum();
     Ok((scan, rows))
+}
+
+/// The URLs of the host being read, for [`Miner::host`]: their targets one
+/// after the other in one text, their windows in one list.
+#[derive(Default)]
+struct HostUrls {
+    targets: String,
+    windows: Vec<WindowSize>,
+    urls: Vec<KeptUrl>,
+}
+
+/// A [`UrlEntry`] while its host's URLs are read: where its target and
+/// windows are in [`HostUrls`]' text and list (which still grow).
+struct KeptUrl {
+    target: (usize, usize),
+    hits: u64,
+    learn: Side,
+    confirm: Side,
+    windows: (usize, usize),
+    learned: u8,
+}
+
+impl HostUrls {
+    /// Room for `urls` more URLs, `bytes` more bytes of their targets and
+    /// `windows` more windows (what the scan counts: none past the sizes
+    /// of the host's own).
+    fn reserve(&mut self, urls: usize, bytes: usize, windows: usize) {
+        self.urls.reserve(urls);
+        self.targets.reserve(bytes);
+        self.windows.reserve(windows);
+    }
+
+    /// Keeps a URL: its target, its two parts and their sizes per window
+    /// (at most [`WINDOWS_KEPT`](super::evidence::WINDOWS_KEPT) each).
+    fn push(
+        &mut self,
+        target: &str,
+        learn: &UrlSummary,
+        confirm: &UrlSummary,
+        learn_windows: &[WindowSize],
+        confirm_windows: &[WindowSize],
+    ) {
+        let (start, first) = (self.targets.len(), self.windows.len());
+        self.targets.push_str(target);
+        self.windows.extend_from_slice(learn_windows);
+        self.windows.extend_from_slice(confirm_windows);
+        self.urls.push(KeptUrl {
+            target: (start, self.targets.len()),
+            hits: learn.hits + confirm.hits,
+            learn: Side::of(learn),
+            confirm: Side::of(confirm),
+            windows: (first, self.windows.len()),
+            learned: learn_windows.len() as u8, // at most WINDOWS_KEPT
+        });
+    }
+
+    /// The URLs kept, in the order they came. (Their list becomes the
+    /// entries' where it lies: a `KeptUrl` and a `UrlEntry` have one size.)
+    fn entries(&mut self) -> Vec<UrlEntry<'_>> {
+        let (targets, windows) = (&self.targets, &self.windows);
+        std::mem::take(&mut self.urls)
+            .into_iter()
+            .map(|u| UrlEntry {
+                target: &targets[u.target.0..u.target.1],
+                hits: u.hits,
+                learn: u.learn,
+                confirm: u.confirm,
+                windows: &windows[u.windows.0..u.windows.1],
+                learned: u.learned,
+            })
+            .collect()
+    }
+
+    /// Empties the text and the list (freed: the next host may be small,
+    /// and the prints grow after).
+    fn clear(&mut self) {
+        *self = HostUrls::default();
+    }
 }
 
 /// The URL being read: its rows' two parts merged, and its sizes per window.
@@ -757,7 +841,7 @@ fn unchain(findings: &mut [Finding], urls: &[UrlEntry]) {
         }
         let outputs: Vec<String> = urls
             .iter()
-            .filter_map(|u| findings[i].rule.apply(&u.target))
+            .filter_map(|u| findings[i].rule.apply(u.target))
             .map(|out| after_rewrites(findings, out))
             .take(CHAIN_SAMPLE)
             .collect();
@@ -931,7 +1015,7 @@ impl Miner<'_> {
             // The key goes straight to the end of `keys`, and is taken
             // back off when the print is not kept.
             let start = keys.len();
-            push_grouping_key(&u.target, keys);
+            push_grouping_key(u.target, keys);
             if !print_kept(level, &keys[start..]) {
                 keys.truncate(start);
                 sampled += 1;
@@ -954,7 +1038,7 @@ impl Miner<'_> {
                     confirm.popular,
                 ],
             };
-            windows.extend_from_slice(&u.windows);
+            windows.extend_from_slice(u.windows);
             Some(print)
         }));
         self.report.sampled_prints += sampled;
@@ -1342,13 +1426,13 @@ fn evaluate(urls: &[UrlEntry], rule: &Rule, followed: bool) -> (Tally, Tally) {
     // sorted away below.)
     let mut changed_keys: hashbrown::HashSet<u64> = hashbrown::HashSet::new();
     for u in urls {
-        match rule.apply(&u.target) {
+        match rule.apply(u.target) {
             Some(t) => {
                 let k = hash(&grouping_key(&t));
                 changed_keys.insert(k);
                 keys.push(k);
             }
-            None => keys.push(hash(&grouping_key(&u.target))),
+            None => keys.push(hash(&grouping_key(u.target))),
         }
     }
     let mut groups: hashbrown::HashMap<u64, Vec<usize>> = hashbrown::HashMap::new();
@@ -1379,7 +1463,7 @@ fn evaluate(urls: &[UrlEntry], rule: &Rule, followed: bool) -> (Tally, Tally) {
                 urls[x]
                     .hits
                     .cmp(&urls[y].hits)
-                    .then_with(|| urls[y].target.cmp(&urls[x].target))
+                    .then_with(|| urls[y].target.cmp(urls[x].target))
             })
             .unwrap_or(&g[0]);
         let to = &urls[anchor];
@@ -1389,12 +1473,12 @@ fn evaluate(urls: &[UrlEntry], rule: &Rule, followed: bool) -> (Tally, Tally) {
                 (&from.learn, from.learn_windows()),
                 (&to.learn, to.learn_windows()),
             );
-            learn.record(&c, &from.target, &to.target);
+            learn.record(&c, from.target, to.target);
             let c = judge(
                 (&from.confirm, from.confirm_windows()),
                 (&to.confirm, to.confirm_windows()),
             );
-            confirm.record(&c, &from.target, &to.target);
+            confirm.record(&c, from.target, to.target);
         }
     }
     (learn, confirm)
@@ -1648,6 +1732,41 @@ mod tests {
 
     /// Prints grouped by key: each key's prints in reading order, at most
     /// HOSTS_PER_PATH of them, found by key; a key no print has, none.
+    #[test]
+    fn host_urls_become_url_entries_where_they_lie() {
+        // The same size and alignment: `HostUrls::entries` collects in
+        // place, with no second list of the host's URLs.
+        use std::mem::{align_of, size_of};
+        assert_eq!(size_of::<KeptUrl>(), size_of::<UrlEntry>());
+        assert_eq!(align_of::<KeptUrl>(), align_of::<UrlEntry>());
+        // Within the entry `URL_COST` counts.
+        assert!(size_of::<UrlEntry>() as u64 <= URL_ENTRY_BYTES);
+        let mut host = HostUrls::default();
+        let sig = super::super::evidence::Signature {
+            size: 900,
+            strong: true,
+            lo: 900,
+            span: 0,
+        };
+        let w = |i| WindowSize::new(i, &sig).unwrap();
+        let mut summary = UrlSummary::default();
+        summary.add(Some(200), Some(900), None);
+        host.push("/a?b=1", &summary, &summary, &[w(0), w(1)], &[w(5)]);
+        host.push("/", &summary, &UrlSummary::default(), &[], &[]);
+        let urls = host.entries();
+        assert_eq!(urls.len(), 2);
+        assert_eq!((urls[0].target, urls[1].target), ("/a?b=1", "/"));
+        assert_eq!(urls[0].learn_windows(), [w(0), w(1)]);
+        assert_eq!(urls[0].confirm_windows(), [w(5)]);
+        assert_eq!(urls[0].hits, 2);
+        assert_eq!((urls[1].hits, urls[1].windows.len()), (1, 0));
+        assert_eq!(urls[1].confirm.sig, None);
+        drop(urls);
+        // Emptied for the next host.
+        host.clear();
+        assert!(host.entries().is_empty());
+    }
+
     #[test]
     fn keys_are_ordered_as_str_orders_them() {
         let keys: Vec<&[u8]> = vec![
@@ -1986,15 +2105,15 @@ mod tests {
         }
     }
 
-    fn entries(targets: &[&str]) -> Vec<UrlEntry> {
+    fn entries<'a>(targets: &[&'a str]) -> Vec<UrlEntry<'a>> {
         targets
             .iter()
             .map(|t| UrlEntry {
-                target: (*t).into(),
+                target: t,
                 hits: 1,
                 learn: Side::default(),
                 confirm: Side::default(),
-                windows: Box::new([]),
+                windows: &[],
                 learned: 0,
             })
             .collect()
