@@ -301,9 +301,8 @@ impl<'a> Iterator for Lines<'a, '_> {
         if self.start >= len {
             return None;
         }
-        if self.next == self.count {
-            self.refill();
-        }
+        // One test a line: `next == count` (all handed out) and then
+        // `next < count` were two compares of the same values.
         let end = if self.next < self.count {
             // `count <= ENDS`: the remainder is `next` itself, and tells
             // the compiler so (no bounds test).
@@ -311,8 +310,14 @@ impl<'a> Iterator for Lines<'a, '_> {
             self.next += 1;
             end
         } else {
-            // No line end left: the last line has none.
-            len
+            self.refill();
+            if self.count > 0 {
+                self.next = 1;
+                self.ends[0]
+            } else {
+                // No line end left: the last line has none.
+                len
+            }
         };
         debug_assert!(self.start <= end && end <= len);
         // SAFETY: `start <= end <= len`. A pass writes the offset of each
