@@ -315,25 +315,41 @@ fn window_verdict(x: WindowSize, y: WindowSize, popular: bool) -> Verdict {
 }
 
 /// The windows two parts share, in window order, with each part's size in
-/// it; the two fields are the windows not read yet.
-struct Shared<'w>(&'w [WindowSize], &'w [WindowSize]);
+/// it. (Indices, not slices that shrink: the slices cost more.)
+struct Shared<'w> {
+    a: &'w [WindowSize],
+    b: &'w [WindowSize],
+    i: usize,
+    j: usize,
+}
 
 fn shared<'w>(a: Part<'w>, b: Part<'w>) -> Shared<'w> {
-    Shared(a.windows, b.windows)
+    Shared {
+        a: a.windows,
+        b: b.windows,
+        i: 0,
+        j: 0,
+    }
+}
+
+impl Shared<'_> {
+    /// The most windows that may still be shared.
+    fn left(&self) -> usize {
+        (self.a.len() - self.i).min(self.b.len() - self.j)
+    }
 }
 
 impl Iterator for Shared<'_> {
     type Item = (WindowSize, WindowSize);
 
     fn next(&mut self) -> Option<(WindowSize, WindowSize)> {
-        while let (Some((&x, rest_x)), Some((&y, rest_y))) =
-            (self.0.split_first(), self.1.split_first())
-        {
+        while let (Some(&x), Some(&y)) = (self.a.get(self.i), self.b.get(self.j)) {
             match x.window().cmp(&y.window()) {
-                std::cmp::Ordering::Less => self.0 = rest_x,
-                std::cmp::Ordering::Greater => self.1 = rest_y,
+                std::cmp::Ordering::Less => self.i += 1,
+                std::cmp::Ordering::Greater => self.j += 1,
                 std::cmp::Ordering::Equal => {
-                    (self.0, self.1) = (rest_x, rest_y);
+                    self.i += 1;
+                    self.j += 1;
                     return Some((x, y));
                 }
             }
@@ -405,7 +421,7 @@ pub(crate) fn agrees(a: Part<'_>, b: Part<'_>) -> bool {
         // At most `left` more windows are shared: once the lead of one
         // side is more than that, the rest cannot change the answer
         // (`verdict` agrees when more agree than contradict).
-        let left = windows.0.len().min(windows.1.len());
+        let left = windows.left();
         if agree > contradict + left {
             return true;
         }
