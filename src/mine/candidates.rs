@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use regex::Regex;
 use smallvec::SmallVec;
 
-use super::evidence::{verdict, Part, Side, Thresholds, Verdict, WindowSize};
+use super::evidence::{agrees, Part, Side, Thresholds, WindowSize};
 
 /// One distinct URL of a host, as the miner keeps it.
 #[derive(Clone, Debug)]
@@ -917,9 +917,7 @@ fn literal_pairs(urls: &[UrlEntry], th: &Thresholds, counts: &mut HashMap<Propos
             continue;
         };
         let (a, b) = (&urls[i], &urls[j]);
-        if align(a.target, b.target).is_some()
-            || verdict(a.learn_part(), b.learn_part()).verdict != Verdict::Agree
-        {
+        if align(a.target, b.target).is_some() || !agrees(a.learn_part(), b.learn_part()) {
             continue;
         }
         if let Some(p) = literal(a, b, th) {
@@ -939,9 +937,9 @@ pub(crate) fn propose(urls: &[UrlEntry], th: &Thresholds) -> Proposals {
     let skipped_buckets = text_pairs(urls, th.bucket_cap, |view, i, j| {
         let (a, b) = (&urls[i], &urls[j]);
         // Proposed by text, not supported by sizes: no candidate. The
-        // sizes first: `verdict` costs a tenth of `align`, and half the
+        // sizes first: `agrees` costs a tenth of `align`, and half the
         // pairs a size bucket gives do not agree.
-        if verdict(a.learn_part(), b.learn_part()).verdict != Verdict::Agree {
+        if !agrees(a.learn_part(), b.learn_part()) {
             return;
         }
         if let Some(p) = align(a.target, b.target).filter(|p| view.finds(p)) {

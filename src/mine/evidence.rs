@@ -314,6 +314,50 @@ fn window_verdict(x: WindowSize, y: WindowSize, popular: bool) -> Verdict {
     }
 }
 
+/// The windows two parts share, in window order, with each part's size in
+/// it. (Indices, not slices that shrink: the slices cost more.)
+struct Shared<'w> {
+    a: &'w [WindowSize],
+    b: &'w [WindowSize],
+    i: usize,
+    j: usize,
+}
+
+fn shared<'w>(a: Part<'w>, b: Part<'w>) -> Shared<'w> {
+    Shared {
+        a: a.windows,
+        b: b.windows,
+        i: 0,
+        j: 0,
+    }
+}
+
+impl Shared<'_> {
+    /// The most windows that may still be shared.
+    fn left(&self) -> usize {
+        (self.a.len() - self.i).min(self.b.len() - self.j)
+    }
+}
+
+impl Iterator for Shared<'_> {
+    type Item = (WindowSize, WindowSize);
+
+    fn next(&mut self) -> Option<(WindowSize, WindowSize)> {
+        while let (Some(&x), Some(&y)) = (self.a.get(self.i), self.b.get(self.j)) {
+            match x.window().cmp(&y.window()) {
+                std::cmp::Ordering::Less => self.i += 1,
+                std::cmp::Ordering::Greater => self.j += 1,
+                std::cmp::Ordering::Equal => {
+                    self.i += 1;
+                    self.j += 1;
+                    return Some((x, y));
+                }
+            }
+        }
+        None
+    }
+}
+
 pub(crate) fn verdict(a: Part<'_>, b: Part<'_>) -> Compared {
     let first_size = |p: Part<'_>| p.windows.first().map(|w| w.size());
     if (a.ok && b.missing) || (b.ok && a.missing) {
@@ -327,26 +371,17 @@ pub(crate) fn verdict(a: Part<'_>, b: Part<'_>) -> Compared {
     let mut c = Compared::untestable();
     let mut first_agree = None;
     let mut first_contradict = None;
-    let (mut i, mut j) = (0, 0);
-    while let (Some(&x), Some(&y)) = (a.windows.get(i), b.windows.get(j)) {
-        match x.window().cmp(&y.window()) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                match window_verdict(x, y, popular) {
-                    Verdict::Agree => {
-                        c.agree += 1;
-                        first_agree.get_or_insert((x.size(), y.size()));
-                    }
-                    Verdict::Contradict => {
-                        c.contradict += 1;
-                        first_contradict.get_or_insert((x.size(), y.size()));
-                    }
-                    _ => {}
-                }
-                i += 1;
-                j += 1;
+    for (x, y) in shared(a, b) {
+        match window_verdict(x, y, popular) {
+            Verdict::Agree => {
+                c.agree += 1;
+                first_agree.get_or_insert((x.size(), y.size()));
             }
+            Verdict::Contradict => {
+                c.contradict += 1;
+                first_contradict.get_or_insert((x.size(), y.size()));
+            }
+            _ => {}
         }
     }
     if c.agree == 0 && c.contradict == 0 {
@@ -365,6 +400,61 @@ pub(crate) fn verdict(a: Part<'_>, b: Part<'_>) -> Compared {
         c.sizes = (Some(x), Some(y));
     }
     c
+}
+
+/// Whether [`verdict`] says [`Verdict::Agree`], for callers that read
+/// nothing else: no sizes kept, and the windows read only until the answer
+/// is sure. A popular signature agrees in no window (see `window_verdict`),
+/// so neither in a majority of them nor across them.
+pub(crate) fn agrees(a: Part<'_>, b: Part<'_>) -> bool {
+    if a.popular || b.popular || (a.ok && b.missing) || (b.ok && a.missing) {
+        return false;
+    }
+    let (mut agree, mut contradict) = (0usize, 0usize);
+    let mut windows = shared(a, b);
+    while let Some((x, y)) = windows.next() {
+        match window_verdict(x, y, false) {
+            Verdict::Agree => agree += 1,
+            Verdict::Contradict => contradict += 1,
+            _ => {}
+        }
+        // At most `left` more windows are shared: once the lead of one
+        // side is more than that, the rest cannot change the answer
+        // (`verdict` agrees when more agree than contradict).
+        let left = windows.left();
+        if agree > contradict + left {
+            return true;
+        }
+        if contradict > 0 && contradict >= agree + left {
+            return false;
+        }
+    }
+    if agree == 0 && contradict == 0 {
+        // Agreeing across windows needs the two first windows to agree
+        // (each side's first is its anchor or among the windows compared
+        // with the other's anchor): most pairs fail that, and it costs
+        // less than looking for a side that keeps its size.
+        let firsts = a.windows.first().zip(b.windows.first());
+        return firsts.is_some_and(|(&x, &y)| window_verdict(x, y, false) == Verdict::Agree)
+            && agrees_across(a.windows, b.windows);
+    }
+    agree > contradict
+}
+
+/// Whether [`across_windows`] agrees on two sides with no popular
+/// signature whose first windows agree: then two sides that keep their
+/// size agree (their anchors are those first windows), else the other
+/// side's windows must all agree with the one that keeps it.
+fn agrees_across(a: &[WindowSize], b: &[WindowSize]) -> bool {
+    let all_agree = |anchor: WindowSize, others: &[WindowSize]| {
+        others
+            .iter()
+            .all(|&w| window_verdict(anchor, w, false) == Verdict::Agree)
+    };
+    match stable(a) {
+        Some(x) => all_agree(x, b) || stable(b).is_some(),
+        None => stable(b).is_some_and(|y| all_agree(y, a)),
+    }
 }
 
 /// The verdict on a pair with no window to compare in: a side that keeps
@@ -794,6 +884,62 @@ mod tests {
         let mut few = windows(&[(3, 9, true), (5, 9, true)]);
         keep_windows(&mut few);
         assert_eq!(few.len(), 2);
+    }
+
+    /// A part of flags from the low bits of `f`: mostly answering 200,
+    /// sometimes only 404/410, now and then popular.
+    fn flagged(w: &[WindowSize], f: u64) -> Part<'_> {
+        Part {
+            ok: f & 3 != 0,
+            missing: f & 3 == 0 && f & 4 != 0,
+            popular: f & 15 == 15,
+            windows: w,
+        }
+    }
+
+    /// `agrees` answers as `verdict` does, on pairs of every kind: windows
+    /// shared or not, few or many, sizes within, near and past the
+    /// tolerance, weak and strong, popular, 200 against 404.
+    #[test]
+    fn agrees_answers_as_the_whole_verdict() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: u64| {
+            state = mix(state.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            state % n
+        };
+        let (mut kinds, mut across) = ([0usize; 4], 0);
+        for _ in 0..40_000 {
+            let make = |next: &mut dyn FnMut(u64) -> u64| {
+                let base = [100, 5_000, 10_000, 2_000_000][next(4) as usize];
+                let count = next(9);
+                // A third of the sides keep one size in every window.
+                let fixed = next(3) == 0;
+                let mut list: Vec<(u32, u64, bool)> = (0..count)
+                    .map(|_| {
+                        // Within the tolerance, near twice it, or far.
+                        let step = [0, 3, 9, 15, 25, 40, 400][next(7) as usize];
+                        let step = if fixed { 0 } else { step };
+                        let size = base + step * (base / 1000).max(16) / 10;
+                        (next(12) as u32, size, next(3) > 0)
+                    })
+                    .collect();
+                list.sort_unstable_by_key(|w| w.0);
+                list.dedup_by_key(|w| w.0);
+                let flags = next(16);
+                (windows(&list), flags)
+            };
+            let (wa, fa) = make(&mut next);
+            let (wb, fb) = make(&mut next);
+            let (a, b) = (flagged(&wa, fa), flagged(&wb, fb));
+            let c = verdict(a, b);
+            let whole = c.verdict;
+            kinds[whole as usize] += 1;
+            across += usize::from(whole == Verdict::Agree && c.agree == 0);
+            assert_eq!(agrees(a, b), whole == Verdict::Agree, "{a:?} {b:?}");
+        }
+        // Every verdict came up often: the pairs were varied enough.
+        assert!(kinds.iter().all(|&k| k > 1_000), "{kinds:?}");
+        assert!(across > 100, "{across}");
     }
 
     #[test]

@@ -15,8 +15,8 @@ use super::candidates::{
     Rule, UrlEntry,
 };
 use super::evidence::{
-    keep_windows, mark_popular, page_signature, redirect_verdict, rejection, verdict, Part, Side,
-    Tally, Thresholds, Verdict, WindowSize,
+    agrees, keep_windows, mark_popular, page_signature, redirect_verdict, rejection, verdict, Part,
+    Side, Tally, Thresholds, WindowSize,
 };
 use super::hints::Hints;
 use super::summary::{Key, UrlSummary};
@@ -1119,7 +1119,7 @@ impl Miner<'_> {
         type Obs = (Tally, Tally, u64, u64);
         let mut obs: hashbrown::HashMap<(u32, u32, Option<&str>), Obs> = hashbrown::HashMap::new();
         alias_pairs(&by_key, |a, b, seg| {
-            if verdict(a.learn(windows), b.learn(windows)).verdict == Verdict::Agree {
+            if agrees(a.learn(windows), b.learn(windows)) {
                 obs.entry((a.host, b.host, seg)).or_default();
             }
         });
