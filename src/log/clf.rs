@@ -396,18 +396,22 @@ fn is_wrapped(line: &[u8]) -> bool {
 /// after its target, closed by a quote that [`quoted_end`] takes.
 #[inline(always)]
 pub(crate) fn request_closes(rest: &[u8]) -> bool {
-    // ` HTTP/` and the `.` as one word, the major digit's byte masked out:
-    // a byte at a time, about 3 instructions a line more (pipeline/combined).
-    const WANT: u64 = u64::from_le_bytes(*b" HTTP/\0.");
-    const MASK: u64 = !(0xFF << 48);
     let Some(head) = rest.first_chunk::<10>() else {
         return false;
     };
-    let word = u64::from_le_bytes(*head.first_chunk::<8>().expect("10 bytes"));
-    word & MASK == WANT
-        && head[6].is_ascii_digit()
-        && head[8].is_ascii_digit()
-        && head[9] == b'"'
+    // ` HTT` and `P/`, each compared as one word with a constant (a
+    // compare of memory with an immediate), then `d.d"` as one word:
+    // the digits' high nibbles (3) and the `.` and `"` as they are, and
+    // the digits' low nibbles at most 9, which adding 6 leaves in their
+    // nibble (9 + 6 = 15). As one masked eight-byte word and two tests of
+    // a digit each, about 5 instructions a line more (pipeline/combined).
+    let word = |at: usize| u32::from_le_bytes(head[at..at + 4].try_into().expect("4 bytes"));
+    let version = word(6);
+    const DIGITS: u32 = 0x00F0_00F0;
+    word(0) == u32::from_le_bytes(*b" HTT")
+        && u16::from_le_bytes([head[4], head[5]]) == u16::from_le_bytes(*b"P/")
+        && version & !(DIGITS >> 4) == u32::from_le_bytes(*b"0.0\"")
+        && version.wrapping_add(0x0006_0006) & DIGITS == 0x0030_0030
         && matches!(rest.get(10), None | Some(b' ') | Some(b'\t'))
 }
 

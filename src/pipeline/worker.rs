@@ -28,6 +28,7 @@ use super::stats::{Stats, Why};
 use super::{Done, FileCtx, Job, Mode, Options};
 use crate::canon::rules::RuleMask;
 use crate::canon::surt::surt;
+use crate::canon::InLineScan;
 use crate::canon::LineScan;
 use crate::input::range::read_owned_lines;
 use crate::input::Piece;
@@ -664,6 +665,9 @@ impl Worker {
         let (buf, max_line) = (piece.buf, self.opts.max_line);
         let counted = out.stats.lines;
         let mut lines = 0u64;
+        // The in-line scan with its engine, when the canonicalizer takes
+        // targets where they lie (no rules, no base).
+        let in_line = in_line.and_then(|c| Some((c, self.urls.canon.in_line()?)));
         let mut ends = NO_ENDS;
         for line in Lines::new(buf, &mut ends) {
             let index = lines;
@@ -676,12 +680,13 @@ impl Worker {
             // No closure here: it would be a function of its own, compiled
             // without the engine's target features and called per line.
             let start_at = match in_line {
-                Some(chunk) if !HOSTED => reader.request_start(line).map(|at| (chunk, at)),
+                Some(engine) if !HOSTED => reader.request_start(line).map(|at| (engine, at)),
                 _ => None,
             };
-            if let Some((chunk, at)) = start_at {
-                let canon = &mut self.urls.canon;
-                if let Some(len) = canon.target_in_line(chunk, &line[at..], &mut out.out) {
+            if let Some(((chunk, scan), at)) = start_at {
+                let target = &line[at..];
+                if let Some(len) = Canonicalizer::target_in_line(scan, chunk, target, &mut out.out)
+                {
                     if reader.request_closes(&line[at + len..]) {
                         if S::RECORDS && !BARE {
                             // ` HTTP/d.d"`: ten bytes after the target.
@@ -695,14 +700,14 @@ impl Worker {
                     out.out.truncate(start);
                 }
             }
-            if let (Some(chunk), true) = (in_line, HOSTED) {
-                if self.hosted_target_in_line(chunk, reader, line, out) {
+            if let (Some((chunk, scan)), true) = (in_line, HOSTED) {
+                if self.hosted_target_in_line(chunk, scan, reader, line, out) {
                     sink.url(out, start);
                     continue;
                 }
             }
             if BARE {
-                self.bare_line(sink, reader, in_line, line, index, out);
+                self.bare_line(sink, reader, in_line.map(|(c, _)| c), line, index, out);
             } else {
                 self.full_line(sink, reader, piece, line, index, out);
             }
@@ -829,14 +834,12 @@ impl Worker {
     fn hosted_target_in_line<R: Extract, C: Chunk>(
         &mut self,
         chunk: C,
+        scan: InLineScan,
         reader: &R,
         line: &[u8],
         out: &mut PieceOut,
     ) -> bool {
         let canon = &mut self.urls.canon;
-        if !canon.takes_in_line() {
-            return false;
-        }
         let Some((host_end, at)) = reader.hosted_request_start(line) else {
             return false;
         };
@@ -848,7 +851,7 @@ impl Worker {
         };
         let start = out.out.len();
         out.out.extend_from_slice(prefix);
-        if let Some(len) = canon.target_in_line(chunk, &line[at..], &mut out.out) {
+        if let Some(len) = Canonicalizer::target_in_line(scan, chunk, &line[at..], &mut out.out) {
             if built_len + len <= canon.max_input_len() && reader.request_closes(&line[at + len..])
             {
                 return true;
