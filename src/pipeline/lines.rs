@@ -249,6 +249,10 @@ pub(super) struct Lines<'a, 'e> {
     ends: &'e mut Ends,
     next: usize,
     count: usize,
+    /// Lines handed out before the last pass: with `next`, how many so far
+    /// ([`handed`](Self::handed)), so that a loop over the lines need not
+    /// count them itself (an increment, a spill and a reload a line).
+    done: u64,
     #[cfg(target_arch = "x86_64")]
     avx2: Option<Avx2>,
 }
@@ -263,6 +267,7 @@ impl<'a, 'e> Lines<'a, 'e> {
             ends,
             next: 0,
             count: 0,
+            done: 0,
             #[cfg(target_arch = "x86_64")]
             avx2: Avx2::detect(),
         }
@@ -278,9 +283,17 @@ impl<'a, 'e> Lines<'a, 'e> {
         }
     }
 
+    /// How many lines were handed out so far.
+    #[inline(always)]
+    pub(super) fn handed(&self) -> u64 {
+        self.done + self.next as u64
+    }
+
     /// The next pass over the piece.
     #[inline(always)]
     fn refill(&mut self) {
+        // Every end of the last pass was handed out.
+        self.done += self.next as u64;
         self.next = 0;
         (self.count, self.block) = pass(
             self.buf,
@@ -315,7 +328,9 @@ impl<'a> Iterator for Lines<'a, '_> {
                 self.next = 1;
                 self.ends[0]
             } else {
-                // No line end left: the last line has none.
+                // No line end left: the last line has none. Counted as
+                // handed out (no pass follows: the next call ends).
+                self.next = 1;
                 len
             }
         };
@@ -357,6 +372,30 @@ mod tests {
             Lines::narrow(buf, &mut ends).collect()
         } else {
             Lines::new(buf, &mut ends).collect()
+        }
+    }
+
+    /// `handed` counts the lines handed out, across passes and with a last
+    /// line without a line end.
+    #[test]
+    fn handed_counts_the_lines() {
+        let mut seed = 5u64;
+        for (len, density) in [(0, 4u64), (1, 0), (300, 4), (ENDS * 9, 16), (ENDS * 9, 1)] {
+            let mut buf = random_lines(len, density, &mut seed);
+            for last_end in [false, true] {
+                if last_end {
+                    buf.push(b'\n');
+                }
+                let mut ends = NO_ENDS;
+                let mut lines = Lines::new(&buf, &mut ends);
+                assert_eq!(lines.handed(), 0);
+                let mut n = 0;
+                while lines.next().is_some() {
+                    n += 1;
+                    assert_eq!(lines.handed(), n);
+                }
+                assert_eq!(n as usize, oracle(&buf).len());
+            }
         }
     }
 

@@ -241,6 +241,7 @@ struct InLineLoop<'a, R, S, const BARE: bool, const HOSTED: bool> {
     worker: &'a mut Worker,
     sink: &'a mut S,
     reader: &'a mut R,
+    scan: InLineScan,
     piece: PieceLines<'a>,
     out: &'a mut PieceOut,
 }
@@ -255,10 +256,12 @@ impl<R: Extract, S: Sink, const BARE: bool, const HOSTED: bool> simd::Job
             worker,
             sink,
             reader,
+            scan,
             piece,
             out,
         } = self;
-        worker.each_line::<R, S, C, BARE, HOSTED>(sink, reader, Some(chunk), &piece, out);
+        let in_line = Some((chunk, scan));
+        worker.each_line::<R, S, C, BARE, HOSTED>(sink, reader, in_line, &piece, out);
     }
 }
 
@@ -481,7 +484,7 @@ impl Worker {
         piece: &PieceLines<'_>,
         out: &mut PieceOut,
     ) {
-        let (r, none) = (&mut PlainList, None::<simd::Table>);
+        let (r, none) = (&mut PlainList, None::<(simd::Table, InLineScan)>);
         if !bare {
             self.each_line::<_, S, _, false, false>(sink, r, none, piece, out)
         } else if let Some(scan) = self.urls.canon.line_scan().filter(|_| sink.url_is_line()) {
@@ -597,24 +600,33 @@ impl Worker {
         piece: &PieceLines<'_>,
         out: &mut PieceOut,
     ) {
-        let none = None::<simd::Table>;
+        let none = None::<(simd::Table, InLineScan)>;
+        // The in-line scan, when the canonicalizer takes targets where they
+        // lie (no rules, no base; asked once here, not per line: see
+        // `Canonicalizer::in_line`). Without it the in-line loop would
+        // take every line as the other loop does.
         let in_line = self.opts.field == Field::Request && self.base_prefix.is_none();
-        if !bare && S::RECORDS && self.bare && in_line {
-            // Records: their target canonicalized in the line too, and
-            // their other fields noted from where its scan ended
-            // (`Extract::info_in_line`).
-            self.in_line_loop::<R, S, false, false>(sink, reader, piece, out);
-        } else if !bare {
-            self.each_line::<R, S, _, false, false>(sink, reader, none, piece, out);
-        } else if in_line && reader.hosts_in_line() {
-            // A reader that finds hosts in line (`vhost`) has a loop of its
-            // own: in the other's, the code that would call it costs
-            // pipeline/combined 9 instructions a line.
-            self.in_line_loop::<R, S, true, true>(sink, reader, piece, out);
-        } else if in_line {
-            self.in_line_loop::<R, S, true, false>(sink, reader, piece, out);
+        let scan = if in_line {
+            self.urls.canon.in_line()
         } else {
-            self.each_line::<R, S, _, true, false>(sink, reader, none, piece, out);
+            None
+        };
+        match scan {
+            Some(scan) if !bare && S::RECORDS && self.bare => {
+                // Records: their target canonicalized in the line too, and
+                // their other fields noted from where its scan ended
+                // (`Extract::info_in_line`).
+                self.in_line_loop::<R, S, false, false>(sink, reader, scan, piece, out);
+            }
+            _ if !bare => self.each_line::<R, S, _, false, false>(sink, reader, none, piece, out),
+            Some(scan) if reader.hosts_in_line() => {
+                // A reader that finds hosts in line (`vhost`) has a loop of
+                // its own: in the other's, the code that would call it
+                // costs pipeline/combined 9 instructions a line.
+                self.in_line_loop::<R, S, true, true>(sink, reader, scan, piece, out);
+            }
+            Some(scan) => self.in_line_loop::<R, S, true, false>(sink, reader, scan, piece, out),
+            None => self.each_line::<R, S, _, true, false>(sink, reader, none, piece, out),
         }
     }
 
@@ -625,6 +637,7 @@ impl Worker {
         &mut self,
         sink: &mut S,
         reader: &mut R,
+        scan: InLineScan,
         piece: &PieceLines<'_>,
         out: &mut PieceOut,
     ) {
@@ -632,6 +645,7 @@ impl Worker {
             worker: self,
             sink,
             reader,
+            scan,
             piece: *piece,
             out,
         });
@@ -643,7 +657,8 @@ impl Worker {
     ///   of it ([`Worker::bare`], [`Sink::bare`]), one field: the line's URL
     ///   is canonicalized straight into the output ([`bare_line`]
     ///   (Self::bare_line)), with `in_line` (the engine of the job it runs
-    ///   in) first where the target lies;
+    ///   in, and the canonicalizer's [`InLineScan`]) first where the
+    ///   target lies;
     /// - otherwise each wanted field's URL is canonicalized with everything
     ///   the options ask for and the line's slots go to the sink
     ///   ([`full_line`](Self::full_line)); for a sink of records
@@ -658,22 +673,19 @@ impl Worker {
         &mut self,
         sink: &mut S,
         reader: &mut R,
-        in_line: Option<C>,
+        in_line: Option<(C, InLineScan)>,
         piece: &PieceLines<'_>,
         out: &mut PieceOut,
     ) {
         let (buf, max_line) = (piece.buf, self.opts.max_line);
         let counted = out.stats.lines;
-        let mut lines = 0u64;
-        // The in-line scan with its engine, when the canonicalizer takes
-        // targets where they lie (no rules, no base).
-        let in_line = in_line.and_then(|c| Some((c, self.urls.canon.in_line()?)));
         let mut ends = NO_ENDS;
-        for line in Lines::new(buf, &mut ends) {
-            let index = lines;
-            lines += 1;
+        let mut lines = Lines::new(buf, &mut ends);
+        while let Some(line) = lines.next() {
+            // The line's index, where it is needed (most lines need none).
+            let index = || lines.handed() - 1;
             if line.len() > max_line {
-                self.too_long(sink, piece, index, line, out);
+                self.too_long(sink, piece, index(), line, out);
                 continue;
             }
             let start = out.out.len();
@@ -707,12 +719,13 @@ impl Worker {
                 }
             }
             if BARE {
-                self.bare_line(sink, reader, in_line.map(|(c, _)| c), line, index, out);
+                self.bare_line(sink, reader, in_line.map(|(c, _)| c), line, index(), out);
             } else {
-                self.full_line(sink, reader, piece, line, index, out);
+                self.full_line(sink, reader, piece, line, index(), out);
             }
         }
-        out.stats.emit_each(lines - (out.stats.lines - counted));
+        out.stats
+            .emit_each(lines.handed() - (out.stats.lines - counted));
     }
 
     /// The bare path of one line: its one URL canonicalized straight into
