@@ -111,7 +111,8 @@ const OUTGROWN_COST: usize = 256;
 /// half, to pass over other keys without reading their rows) and its row's
 /// number plus one (its low half; 0: an empty slot, so that a new index is
 /// zeroed memory). A key's slot is at its hash's low bits or after, so the
-/// slot of a key can be asked for before the key is looked up: on a log
+/// slot of a key can be asked for before the key is looked up
+/// ([`SummaryTable::prefetch_slot`]): on a log
 /// of distinct URLs nearly every lookup misses the cache, and hashbrown's
 /// table, whose place of a key is its control bytes' group and then the
 /// slot, gave no such handle.
@@ -137,6 +138,15 @@ impl Index {
     #[inline]
     fn slot(hash: u32, row: usize) -> u64 {
         u64::from(hash) << 32 | (row as u64 + 1)
+    }
+
+    /// Asks for the cache line where the search for `hash` starts.
+    #[inline]
+    fn prefetch(&self, hash: u32) {
+        if !self.slots.is_empty() {
+            let home = hash as usize & (self.slots.len() - 1);
+            prefetch(self.slots[home..].as_ptr());
+        }
     }
 
     /// The row of the slot with `hash` whose row `is` says is the key's,
@@ -431,6 +441,23 @@ impl SummaryTable {
         (h.finish() >> 32) as u32
     }
 
+    /// Asks for the cache line where the row of the key of `hash`
+    /// ([`hash`](Self::hash)) is looked up, ahead of
+    /// [`row_seen_hashed`](Self::row_seen_hashed): a hint, which rows added
+    /// in between (the index growing, the table spilling) at worst make
+    /// useless.
+    #[inline]
+    pub(crate) fn prefetch_slot(&self, hash: u32) {
+        self.index.prefetch(hash);
+    }
+
+    /// The slots of the table's index: a table whose index is larger
+    /// than the cache is, its lookups wait for memory.
+    #[inline]
+    pub(crate) fn index_slots(&self) -> usize {
+        self.index.slots.len()
+    }
+
     /// The row of `key`, made empty if it is new. Spills first when the
     /// table is over its budget.
     #[inline]
@@ -509,6 +536,15 @@ impl SummaryTable {
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.rows.len()
+    }
+
+    /// The rows' keys and `seen` bits, in the order the rows were made.
+    #[cfg(test)]
+    pub(crate) fn rows_made(&self) -> Vec<(Key<'_>, u32)> {
+        self.rows
+            .iter()
+            .map(|r| (r.key(&self.keys), r.seen))
+            .collect()
     }
 
     /// Whether the table keeps its rows' `seen` bits.
