@@ -55,6 +55,11 @@ pub(crate) struct WorkerSink {
     time: TimeCache,
     /// The last client, and its hashes.
     client: ClientCache,
+    /// Records read and not yet added to the table.
+    queue: Queue,
+    /// The slots of the table's index from which records wait in `queue`
+    /// ([`QUEUE_FROM_SLOTS`]; tests lower it).
+    queue_from: usize,
     gathered: Arc<Mutex<Gathered>>,
 }
 
@@ -77,8 +82,48 @@ impl WorkerSink {
             last_window: None,
             time: TimeCache::default(),
             client: ClientCache::default(),
+            queue: Queue::default(),
+            queue_from: QUEUE_FROM_SLOTS,
             gathered,
         }
+    }
+
+    /// Adds the oldest record of the queue (which has one) to the table;
+    /// `false`, with the error kept, when that failed.
+    #[inline]
+    fn add_oldest(&mut self) -> bool {
+        let q = self.queue.pop_oldest();
+        let key = Key {
+            host: &q.url[q.host.0..q.host.0 + q.host.1],
+            url: &q.url,
+            window: q.window,
+        };
+        let added = add(
+            &mut self.table,
+            &mut self.records,
+            key,
+            q.seen,
+            q.hash,
+            q.record,
+        );
+        self.kept(added)
+    }
+
+    /// Adds every record of the queue to the table, oldest first; `false`,
+    /// with the error kept, when that failed.
+    fn add_queued(&mut self) -> bool {
+        while !self.queue.is_empty() {
+            if !self.add_oldest() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether `r` is `Ok`; its error is kept otherwise.
+    #[inline]
+    fn kept(&mut self, r: io::Result<()>) -> bool {
+        r.map_err(|e| self.error = Some(e)).is_ok()
     }
 
     /// A sink as [`new`](Self::new) makes, whose table is for the miner
@@ -201,19 +246,33 @@ impl RecordSink for WorkerSink {
             url,
             window: row_window,
         };
-        match self.table.row_seen(key, seen) {
-            Ok(mut row) => {
-                row.add_record(Record::with_client(status, bytes, hashes.and_then(|h| h.0)));
-                self.records += 1;
-                if window.is_some() && window != self.last_window {
-                    self.last_window = window;
-                    self.windows.extend(window);
-                }
-            }
-            Err(e) => {
-                self.error = Some(e);
+        let hash = self.table.hash(&key);
+        let record = Record::with_client(status, bytes, hashes.and_then(|h| h.0));
+        if self.table.index_slots() >= self.queue_from {
+            // Added to the table [`QUEUED`] records later, in the order
+            // the records came, its slot in the table's index asked for
+            // now: the next records' work overlaps the wait for memory.
+            // As before, a record whose adding fails (a spill's error) is
+            // the last one counted, and the ones after it are dropped.
+            self.table.prefetch_slot(hash);
+            if self.queue.is_full() && !self.add_oldest() {
                 return;
             }
+            self.queue.push(key, seen, hash, record);
+        } else {
+            // A table in the cache: the queue's copies would only cost.
+            // (Its queue is empty: a table's index does not shrink.)
+            if !self.add_queued() {
+                return;
+            }
+            let added = add(&mut self.table, &mut self.records, key, seen, hash, record);
+            if !self.kept(added) {
+                return;
+            }
+        }
+        if window.is_some() && window != self.last_window {
+            self.last_window = window;
+            self.windows.extend(window);
         }
         if let (Some(time), Some((_, client))) = (time, hashes) {
             self.follow
@@ -225,7 +284,10 @@ impl RecordSink for WorkerSink {
         self.follow.forget();
     }
 
-    fn done(self: Box<Self>) {
+    fn done(mut self: Box<Self>) {
+        if self.error.is_none() {
+            self.add_queued();
+        }
         let WorkerSink {
             mut table,
             records,
@@ -245,6 +307,116 @@ impl RecordSink for WorkerSink {
         if g.error.is_none() {
             g.error = error;
         }
+    }
+}
+
+/// Adds a record to the row of `key` (whose hash is `hash`) in `table`, and
+/// counts it in `records`.
+#[inline]
+fn add(
+    table: &mut SummaryTable,
+    records: &mut u64,
+    key: Key<'_>,
+    seen: u32,
+    hash: u32,
+    record: Record,
+) -> io::Result<()> {
+    table.row_seen_hashed(key, seen, hash)?.add_record(record);
+    *records += 1;
+    Ok(())
+}
+
+/// Records a [`WorkerSink`] has read and not yet added to its table.
+const QUEUED: usize = 4;
+
+/// The size of its table's index (slots) from which a [`WorkerSink`]
+/// queues its records: 2^17 slots, 1 MiB, which the index passes at 2^15
+/// rows, when the rows (64 bytes each) and their keys are 4 MiB or more,
+/// past a core's own cache (2 MiB of L2 on the Xeon of `BENCHMARKS.md`).
+/// Below that, a lookup finds its slot and row in the cache without being
+/// asked for, and queueing only costs (7 % more instructions on the
+/// Elastic log's 2,483 rows).
+const QUEUE_FROM_SLOTS: usize = 1 << 17;
+
+/// The records a [`WorkerSink`] has read and not yet added to its table,
+/// oldest first: a ring of [`QUEUED`] entries, each with its URL copied
+/// (the pipeline's buffer moves on) into an allocation kept for the next
+/// ones.
+#[derive(Default)]
+struct Queue {
+    /// Made as the first records come, then reused.
+    entries: Vec<Queued>,
+    /// Where the oldest entry is.
+    oldest: usize,
+    len: usize,
+}
+
+/// A record read and not yet added: its key, its hash in the table and
+/// what it adds.
+struct Queued {
+    url: Vec<u8>,
+    /// Where the key's host is in `url`, and its length.
+    host: (usize, usize),
+    window: Option<i64>,
+    seen: u32,
+    hash: u32,
+    record: Record,
+}
+
+impl Queue {
+    fn is_full(&self) -> bool {
+        self.len == QUEUED
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Adds a record (the queue is not full). `key.host` is in `key.url`,
+    /// or empty ([`url_host`]).
+    #[inline]
+    fn push(&mut self, key: Key<'_>, seen: u32, hash: u32, record: Record) {
+        debug_assert!(!self.is_full());
+        let host = if key.host.is_empty() {
+            (0, 0)
+        } else {
+            let at = key.host.as_ptr().addr() - key.url.as_ptr().addr();
+            debug_assert_eq!(key.url.get(at..at + key.host.len()), Some(key.host));
+            (at, key.host.len())
+        };
+        let at = (self.oldest + self.len) % QUEUED;
+        self.len += 1;
+        if let Some(q) = self.entries.get_mut(at) {
+            q.url.clear();
+            q.url.extend_from_slice(key.url);
+            q.host = host;
+            q.window = key.window;
+            q.seen = seen;
+            q.hash = hash;
+            q.record = record;
+        } else {
+            // The first records: entries are made in ring order.
+            debug_assert_eq!(at, self.entries.len());
+            self.entries.push(Queued {
+                url: key.url.to_vec(),
+                host,
+                window: key.window,
+                seen,
+                hash,
+                record,
+            });
+        }
+    }
+
+    /// Takes the oldest record out (the queue is not empty); it stays
+    /// readable until the next [`push`](Self::push).
+    #[inline]
+    fn pop_oldest(&mut self) -> &Queued {
+        debug_assert!(!self.is_empty());
+        let at = self.oldest;
+        self.oldest = (at + 1) % QUEUED;
+        self.len -= 1;
+        &self.entries[at]
     }
 }
 
@@ -593,8 +765,18 @@ mod tests {
         sink: impl Fn(&Arc<Mutex<Gathered>>) -> WorkerSink,
     ) -> Gathered {
         let gathered = Arc::new(Mutex::new(Gathered::default()));
-        let mut sinks: Vec<Box<WorkerSink>> =
-            (0..threads).map(|_| Box::new(sink(&gathered))).collect();
+        // Unless `sink` says: the first sink queues every record, the
+        // second from its table's first growth on, the third none (the
+        // queue changes nothing).
+        let mut sinks: Vec<Box<WorkerSink>> = (0..threads)
+            .map(|i| {
+                let mut s = sink(&gathered);
+                if s.queue_from == QUEUE_FROM_SLOTS {
+                    s.queue_from = [0, 64, usize::MAX][i % 3];
+                }
+                Box::new(s)
+            })
+            .collect();
         for (i, (url, line)) in records.iter().enumerate() {
             let line = line.as_bytes();
             let cut: Vec<usize> = (0..line.len()).filter(|&j| line[j] == b' ').collect();
@@ -696,6 +878,59 @@ mod tests {
         assert!(DayFold::new(2_699).is_none() && DayFold::new(2_700).is_some());
         let mut fold = DayFold::new(2_700).unwrap();
         assert_eq!(fold.key(DAY - 2_700), (DAY - 2_700, 1 << 31));
+    }
+
+    #[test]
+    fn records_are_added_in_their_order_however_few() {
+        // Fewer records than the queue holds, as many, and more: each is
+        // added (the last ones when the worker is done), with its key's
+        // host, in the order they came (rows are made at their key's
+        // first record).
+        let urls = [
+            "/a",
+            "https://h.example/b",
+            "/a",
+            "http://u@h2.example:8/d?q",
+            "/c",
+            "https://h.example/b",
+            "https://h.example/e",
+            "/a",
+            "/f",
+            "/g",
+            "http://h2.example/h",
+        ];
+        for n in 0..=urls.len() {
+            let records: Vec<(&str, &str)> = urls[..n]
+                .iter()
+                .enumerate()
+                .map(|(i, &u)| (u, ["200 5 10 c", "304 1 90000 d"][i % 2]))
+                .collect();
+            for queue_from in [0, 64, usize::MAX] {
+                let g = gather(&records, 1, |g| {
+                    let mut s = WorkerSink::new(usize::MAX, Some(86_400), Arc::clone(g));
+                    s.queue_from = queue_from;
+                    s
+                });
+                assert_eq!(g.records, n as u64);
+                let mut want: Vec<(&[u8], &[u8], Option<i64>)> = Vec::new();
+                for (i, u) in urls[..n].iter().enumerate() {
+                    let key = (
+                        url_host(u.as_bytes()),
+                        u.as_bytes(),
+                        Some([0, 86_400][i % 2]),
+                    );
+                    if !want.contains(&key) {
+                        want.push(key);
+                    }
+                }
+                let got: Vec<_> = g.tables[0]
+                    .rows_made()
+                    .into_iter()
+                    .map(|(k, _)| (k.host, k.url, k.window))
+                    .collect();
+                assert_eq!(got, want, "{n} records, queued from {queue_from} slots");
+            }
+        }
     }
 
     #[test]
