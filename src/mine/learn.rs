@@ -20,7 +20,7 @@ use super::evidence::{
 };
 use super::hints::Hints;
 use super::summary::{Key, UrlSummary};
-use super::table::{self, for_each_row_in, read_head, Owned, RowForm, SummaryTable};
+use super::table::{self, for_each_row_in, read_head, Owned, RowForm, SummaryTable, Values};
 use super::{MergeError, MineError};
 use xxhash_rust::xxh64::xxh64;
 
@@ -329,6 +329,27 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
             scan
         }
     };
+    // (The scan read the head already, or it is the program's own.)
+    let (hints, head_lines) = read_head(&mut *file, name, None).map_err(MineError::Summary)?;
+    mine_rows(&scan, &hints, name, opts, memory, |each| {
+        for_each_row_in(&mut *file, name, head_lines, form, each)
+    })
+}
+
+/// The rows of a summary in key order, handed to a miner's `each`.
+type EachRow<'e> = dyn FnMut(Key<'_>, Values<'_>) -> Result<(), MergeError> + 'e;
+
+/// Mines the rows that `rows` hands over in key order (host, URL,
+/// window), of a summary whose keys `scan` tells and whose redirect hints
+/// are `hints`; see [`mine_file`].
+fn mine_rows(
+    scan: &KeyScan,
+    hints: &Hints,
+    name: &str,
+    opts: &MineOptions,
+    memory: usize,
+    each_row: impl FnOnce(&mut EachRow<'_>) -> Result<(), MergeError>,
+) -> Result<(Vec<Finding>, MineReport), MineError> {
     let budget = Budget::plan(&scan.hosts, memory);
     // (A summary of no rows has nothing to mine, windows or not.)
     let rows = scan.hosts.iter().any(|h| h.rows > 0);
@@ -420,13 +441,12 @@ pub(crate) fn mine_file<F: BufRead + Seek>(
             *spare = Some(c);
         }
     };
-    let (hints, head_lines) = read_head(&mut *file, name, None).map_err(MineError::Summary)?;
-    let mut hints = hints_by_host(&hints);
+    let mut hints = hints_by_host(hints);
     // The last row's host and URL bytes: most rows repeat them, and equal
     // bytes need no UTF-8 check (hosts and URLs are compared as the lossy
     // text they are kept as, so bytes that differ are still compared so).
     let (mut last_host, mut last_url): (Vec<u8>, Vec<u8>) = (Vec::new(), Vec::new());
-    for_each_row_in(&mut *file, name, head_lines, form, |key, row| {
+    each_row(&mut |key: Key<'_>, row: Values<'_>| {
         let row_host = text_if_new(&mut last_host, key.host, host.is_some());
         if let Some(row_host) = row_host.filter(|h| host.as_deref() != Some(&**h)) {
             flush_url(&mut current, &mut spare, &mut urls, level);
@@ -613,6 +633,159 @@ pub(crate) fn summary_for_mining(
     out.write_all(&buf).map_err(MergeError::Io)?;
     let rows = scan.hosts.iter().map(|c| c.rows).sum();
     Ok((scan, rows))
+}
+
+/// What [`mine_tables`] found, and the summary's rows.
+pub(crate) type MinedTables = (Vec<Finding>, MineReport, u64);
+
+/// Mines the rows of `tables` (the workers' of `canonurl mine` on logs,
+/// whose rows have `windows`) as they are merged, without the summary
+/// [`summary_for_mining`] writes and [`mine_file`] reads back, when
+/// `bound` (each host's [`Count`] at most, [`CountBound`]) shows that
+/// [`Budget::plan`] samples nothing: what the plan needs every host's
+/// exact counts for first is then known. The same findings and report as
+/// `mine_file` on that summary (its rows are these merged into the miner's
+/// window, and merging is exact), and its number of rows. `Err(tables)`,
+/// untouched, when the bound leaves room for sampling.
+pub(crate) fn mine_tables(
+    mut tables: Vec<SummaryTable>,
+    windows: BTreeSet<i64>,
+    bound: Vec<Count>,
+    opts: &MineOptions,
+    memory: usize,
+) -> Result<Result<MinedTables, MineError>, Vec<SummaryTable>> {
+    let plan = Budget::plan(&bound, memory);
+    if plan.print_level != 0 || plan.host_levels.iter().any(|&l| l != 0) {
+        return Err(tables);
+    }
+    // The redirect hints as the summary's head gives them to `mine_file`.
+    let mut head = Vec::new();
+    let hints = table::write_head(&mut tables, &mut head)
+        .and_then(|()| read_head(&mut &head[..], "<summary>", None));
+    let hints = match hints {
+        Ok((hints, _)) => hints,
+        Err(e) => return Ok(Err(MineError::Summary(e))),
+    };
+    let step = window_step(&windows);
+    let coarse = |w: i64| w.div_euclid(step) * step;
+    let scan = KeyScan {
+        windows,
+        sorted: true,
+        hosts: bound,
+    };
+    let mut count = SummaryRows::default();
+    let mined = mine_rows(&scan, &hints, "<summary>", opts, memory, |each| {
+        table::each_row(tables, |key, values, seen| {
+            count.add(key, key.window.map(coarse), seen);
+            each(key, values)
+        })
+        .map(drop)
+    });
+    Ok(mined.map(|(findings, report)| (findings, report, count.rows)))
+}
+
+/// Counts the rows of the summary [`summary_for_mining`] writes (as its
+/// scan counts them) from the tables' rows in key order: one per row,
+/// or for rows with `seen` bits, one per window they mark, over the rows
+/// of a URL and miner's window together.
+#[derive(Default)]
+struct SummaryRows {
+    /// The last row's host and URL (`key[..host]`, `key[host..]`), its
+    /// miner's window (`None` before the first row) and the `seen` bits of
+    /// the rows of its URL and window.
+    key: Vec<u8>,
+    host: usize,
+    window: Option<Option<i64>>,
+    seen: u32,
+    rows: u64,
+}
+
+impl SummaryRows {
+    fn add(&mut self, row: Key<'_>, window: Option<i64>, seen: u32) {
+        let same_url = self.window.is_some()
+            && self.key.len() == self.host + row.url.len()
+            && self.key[..self.host] == *row.host
+            && self.key[self.host..] == *row.url;
+        if !(same_url && self.window == Some(window)) {
+            self.seen = 0;
+        }
+        self.rows += match seen {
+            0 => 1,
+            _ => u64::from((seen & !self.seen).count_ones()),
+        };
+        self.seen |= seen;
+        self.window = Some(window);
+        if !same_url {
+            self.key.clear();
+            self.key.extend_from_slice(row.host);
+            self.key.extend_from_slice(row.url);
+            self.host = row.host.len();
+        }
+    }
+}
+
+/// An upper bound of each host's [`Count`] in the summary of tables,
+/// counted as their rows are written to runs (`SummaryTable::write_run`)
+/// or from the rows a table keeps: each sorted source's own counts, added
+/// up. A URL in several sources counts in each, and a row with `seen`
+/// bits counts every window they mark: never fewer than the summary's
+/// URLs, bytes and rows ([`summary_for_mining`]'s scan).
+#[derive(Debug, Default)]
+pub(crate) struct CountBound {
+    hosts: HashMap<Vec<u8>, Count>,
+    /// The current source's host, its last URL, and their counts so far
+    /// (`None`: no row of the source yet).
+    host: Vec<u8>,
+    url: Vec<u8>,
+    count: Option<Count>,
+}
+
+impl CountBound {
+    /// Counts the next row of the current source (rows in key order).
+    pub(crate) fn row(&mut self, key: Key<'_>, seen: u32) {
+        let new_host = self.count.is_none() || self.host != key.host;
+        if new_host {
+            self.end_host();
+            self.host.clear();
+            self.host.extend_from_slice(key.host);
+        }
+        let count = self.count.get_or_insert_with(Count::default);
+        if new_host || self.url != key.url {
+            count.urls += 1;
+            count.bytes += target_len(key.url);
+            self.url.clear();
+            self.url.extend_from_slice(key.url);
+        }
+        count.rows += u64::from(seen.count_ones().max(1));
+    }
+
+    /// Ends the current source: the next row starts another.
+    pub(crate) fn end_source(&mut self) {
+        self.end_host();
+    }
+
+    fn end_host(&mut self) {
+        if let Some(c) = self.count.take() {
+            self.hosts.entry(self.host.clone()).or_default().add(&c);
+        }
+    }
+
+    /// Adds another bound's counts.
+    pub(crate) fn merge(&mut self, mut other: CountBound) {
+        self.end_host();
+        other.end_host();
+        for (host, c) in other.hosts {
+            self.hosts.entry(host).or_default().add(&c);
+        }
+    }
+
+    /// The bounds by host, in key order (the order mining reads the hosts).
+    pub(crate) fn hosts(mut self) -> Vec<Count> {
+        self.end_host();
+        let mut hosts: Vec<(Vec<u8>, Count)> = self.hosts.into_iter().collect();
+        hosts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        hosts.into_iter().map(|(_, c)| c).collect()
+    }
 }
 
 /// The URLs of the host being read, for [`Miner::host`]: their targets one
@@ -1971,6 +2144,96 @@ mod tests {
             assert!(from_text.0 == from_bin.0, "{step}");
             assert!(from_text.1 == from_bin.1, "{step}");
             assert_eq!(from_text.2, from_bin.2);
+        }
+    }
+
+    /// `canonurl mine` on logs mines its tables as their rows are merged
+    /// when the budget of `--memory` surely samples nothing: the same
+    /// findings, evidence, report and summary rows as the summary it
+    /// writes otherwise, whether the table spilled or not. The counts it
+    /// plans by are at least the summary's (the same without spills);
+    /// within a small `--memory` it leaves the tables, untouched, to the
+    /// summary.
+    #[test]
+    fn tables_mine_as_the_summary_they_make() {
+        use super::super::write;
+        let start = 1_790_812_800;
+        let build = |limit: usize| {
+            let mut table = SummaryTable::with_seen(limit);
+            let mut windows = BTreeSet::new();
+            for day in 0..10i64 {
+                let w = start + day * DAY;
+                windows.insert(w);
+                // 20 pages a host: 16 agreeing pairs pass --min-agreement.
+                for n in 0..60u64 {
+                    let host = format!("h{}.example", n % 3);
+                    for tail in ["", "index.html"] {
+                        let url = format!("https://{host}/p/{n}/{tail}");
+                        let key = Key {
+                            host: host.as_bytes(),
+                            url: url.as_bytes(),
+                            window: Some(w),
+                        };
+                        let size = 10_000 + 1_000 * n + day as u64 % 2;
+                        for hour in [n as i64 % 5, 7] {
+                            let client = format!("192.0.2.{}", (day + hour) % 9);
+                            let mut row = table.row_seen(key, 1 << hour).unwrap();
+                            row.add(Some(200), Some(size), Some(client.as_bytes()));
+                        }
+                    }
+                }
+            }
+            (table, windows)
+        };
+        let text = |findings: &[Finding], report: &MineReport| {
+            let (mut rules, mut evidence) = (Vec::new(), Vec::new());
+            write::rules_file(findings, &mut rules).unwrap();
+            write::evidence_file(findings, &mut evidence).unwrap();
+            (rules, evidence, format!("{report:?}"))
+        };
+        let opts = MineOptions::default();
+        for limit in [usize::MAX, 40_000] {
+            let (table, windows) = build(limit);
+            let mut bin = Vec::new();
+            let (scan, rows) = summary_for_mining(vec![table], windows, &mut bin).unwrap();
+            let exact = scan.hosts.clone();
+            let mut cursor = std::io::Cursor::new(bin);
+            let (findings, report) = mine_file(
+                &mut cursor,
+                "s",
+                Some(scan),
+                RowForm::Binary,
+                &opts,
+                64 << 20,
+            )
+            .unwrap();
+            assert!(report.accepted >= 3, "{report:?}");
+            let want = text(&findings, &report);
+
+            let (mut table, windows) = build(limit);
+            assert_eq!(table.spilled_rows > 0, limit != usize::MAX);
+            let hosts = table.count_bound().unwrap().unwrap().hosts();
+            assert_eq!(hosts.len(), exact.len());
+            for (b, e) in hosts.iter().zip(&exact) {
+                assert!(b.urls >= e.urls && b.bytes >= e.bytes && b.rows >= e.rows);
+            }
+            assert_eq!(limit == usize::MAX, hosts == exact, "{limit}");
+            let (findings, report, mined_rows) =
+                mine_tables(vec![table], windows, hosts, &opts, 64 << 20)
+                    .ok()
+                    .unwrap()
+                    .unwrap();
+            assert!(text(&findings, &report) == want, "{limit}");
+            assert_eq!(mined_rows, rows);
+
+            let (mut table, windows) = build(limit);
+            let hosts = table.count_bound().unwrap().unwrap().hosts();
+            let tight = 8_192;
+            let Err(tables) = mine_tables(vec![table], windows.clone(), hosts, &opts, tight) else {
+                panic!("mined within {tight} bytes");
+            };
+            let (_, left) = summary_for_mining(tables, windows, &mut Vec::new()).unwrap();
+            assert_eq!(left, rows);
         }
     }
 

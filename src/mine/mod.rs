@@ -333,27 +333,55 @@ pub fn mine_logs(
     // whole command stays within `--memory` (the summary's rows do not
     // depend on where the table spills).
     let table = memory - learn::MEMORY_RESERVE.min(memory / 2);
-    let (run, gathered) =
+    let (run, mut gathered) =
         gather(sources, pipeline, window, table, true, diag).map_err(MineError::Summarize)?;
     let spilled_rows = gathered.tables.iter().map(|t| t.spilled_rows).sum();
-    // The summary goes to the miner in a form of its own, its rows merged
-    // into the miner's window, and with what a pass over its keys would
-    // find (`learn::summary_for_mining`): no text written, read and parsed
-    // again, and no pass over the keys.
+    let mut summarized = SummarizeReport {
+        run,
+        records: gathered.records,
+        rows: 0,
+        spilled_rows,
+    };
+    // Mined as the tables' rows are merged when the budget of `--memory`
+    // surely samples nothing (`learn::mine_tables`): what a pass over the
+    // summary's keys would find is needed before mining only otherwise.
+    let mut bound = Some(learn::CountBound::default());
+    for t in &mut gathered.tables {
+        let counted = t.count_bound().map_err(io_error)?;
+        bound = bound.zip(counted).map(|(mut b, c)| {
+            b.merge(c);
+            b
+        });
+    }
+    let windows = std::mem::take(&mut gathered.windows);
+    let tables = match bound {
+        Some(bound) => {
+            let hosts = bound.hosts();
+            match learn::mine_tables(gathered.tables, windows.clone(), hosts, opts, memory) {
+                Ok(mined) => {
+                    let (findings, report, rows) = mined?;
+                    summarized.rows = rows;
+                    write_findings(&findings, out)?;
+                    return Ok((summarized, report));
+                }
+                Err(tables) => tables,
+            }
+        }
+        None => gathered.tables,
+    };
+    // Otherwise the summary goes to the miner in a form of its own, its
+    // rows merged into the miner's window, and with what a pass over its
+    // keys would find (`learn::summary_for_mining`): no text written, read
+    // and parsed again, and no pass over the keys.
     let mut file = tempfile::tempfile().map_err(io_error)?;
     let (scan, rows) = {
         let mut w = io::BufWriter::new(&mut file);
-        let written = learn::summary_for_mining(gathered.tables, gathered.windows, &mut w)
+        let written = learn::summary_for_mining(tables, windows, &mut w)
             .map_err(|e| MineError::Summarize(SummarizeError::Write(e)))?;
         w.flush().map_err(io_error)?;
         written
     };
-    let summarized = SummarizeReport {
-        run,
-        records: gathered.records,
-        rows,
-        spilled_rows,
-    };
+    summarized.rows = rows;
     let report = mine_file(
         file,
         "<summary>",
@@ -382,9 +410,15 @@ fn mine_file(
         .map_err(|e| MineError::Summary(MergeError::Io(e)))?;
     let mut reader = io::BufReader::new(file);
     let (findings, report) = learn::mine_file(&mut reader, name, scan, form, opts, memory)?;
-    write::rules_file(&findings, out.rules).map_err(MineError::WriteRules)?;
-    if let Some(evidence) = out.evidence {
-        write::evidence_file(&findings, evidence).map_err(MineError::WriteEvidence)?;
-    }
+    write_findings(&findings, out)?;
     Ok(report)
+}
+
+/// Writes the rules file and the evidence, when wanted.
+fn write_findings(findings: &[learn::Finding], out: MineOutput<'_>) -> Result<(), MineError> {
+    write::rules_file(findings, out.rules).map_err(MineError::WriteRules)?;
+    if let Some(evidence) = out.evidence {
+        write::evidence_file(findings, evidence).map_err(MineError::WriteEvidence)?;
+    }
+    Ok(())
 }

@@ -19,6 +19,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use hashbrown::DefaultHashBuilder;
 
 use super::hints::{self, Hints};
+use super::learn::CountBound;
 use super::summary::{Key, Packed, Record, RowError, UrlSummary};
 
 /// One row of the table, in one cache line: its key, kept in the table's
@@ -399,6 +400,9 @@ pub(crate) struct SummaryTable {
     keeps_seen: bool,
     /// Rows written to runs, for the statistics.
     pub spilled_rows: u64,
+    /// The runs' counts by host, counted as they are written when the
+    /// table keeps `seen` bits (the miner's: [`SummaryTable::count_bound`]).
+    bound: CountBound,
     /// The redirect hints (a bounded sample, never spilled: `hints.rs`).
     pub hints: Hints,
 }
@@ -418,6 +422,7 @@ impl SummaryTable {
             runs: Vec::new(),
             keeps_seen: false,
             spilled_rows: 0,
+            bound: CountBound::default(),
             hints: Hints::default(),
         }
     }
@@ -620,6 +625,7 @@ impl SummaryTable {
             if self.keeps_seen {
                 // After the record: `Run` reads it as four more bytes.
                 buf.extend_from_slice(&r.seen.to_le_bytes());
+                self.bound.row(r.key(&self.keys), r.seen);
             }
             if buf.len() >= OUT_CHUNK {
                 file.write_all(&buf)?;
@@ -627,12 +633,37 @@ impl SummaryTable {
             }
         }
         file.write_all(&buf)?;
+        self.bound.end_source();
         let n = self.rows.len() as u64;
         self.clear();
         let mut file = file.into_inner().map_err(|e| e.into_error())?;
         io::Seek::rewind(&mut file)?;
         self.runs.push(file);
         Ok(n)
+    }
+
+    /// An upper bound of each host's counts in the summary of the table's
+    /// rows (`learn::CountBound`): its runs' counts, and its rows' in
+    /// memory, which become one more run first when it has spilled (as
+    /// [`each_row`] would make them). `None` when it spilled runs that
+    /// were not counted (a table not made [`with_seen`](Self::with_seen)).
+    pub(crate) fn count_bound(&mut self) -> io::Result<Option<CountBound>> {
+        if !self.keeps_seen && !self.runs.is_empty() {
+            return Ok(None);
+        }
+        if !self.rows.is_empty() {
+            if self.runs.is_empty() {
+                self.sort();
+                for &i in &self.order {
+                    let r = &self.rows[i as usize];
+                    self.bound.row(r.key(&self.keys), r.seen);
+                }
+                self.bound.end_source();
+            } else {
+                self.write_run()?;
+            }
+        }
+        Ok(Some(std::mem::take(&mut self.bound)))
     }
 
     /// Forgets every row in memory, keeping the allocations.
