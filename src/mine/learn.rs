@@ -576,7 +576,7 @@ pub(crate) fn summary_for_mining(
                      spare: &mut UrlSummary| {
         if let Some((window, s)) = pending.take() {
             let (host, url) = key.split_at(host_len);
-            s.values().write_bin(Key { host, url, window }, &mut buf);
+            s.values().write_bin(Key { host, url, window }, 0, &mut buf);
             if let Owned::Summary(mut s) = s {
                 s.clear();
                 *spare = s;

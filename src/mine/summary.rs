@@ -445,8 +445,11 @@ impl UrlSummary {
     /// hands its own summary of logs to the miner in, and spilled runs are
     /// written in (temporary files, never shown: [`UrlSummary::read_bin`]
     /// reads it back): no decimal text to write and parse again. A record is
-    /// its body's length (4 bytes, little-endian), then the host and URL,
-    /// each after its length (LEB128 varints), the window (a tag byte, then
+    /// its body's length (4 bytes, little-endian), then how many bytes of
+    /// its host and URL (one after the other) are the record's before's
+    /// (`shared`: a sorted run's records share most; 0 for a record read
+    /// alone), the host's and the URL's lengths, their bytes after the
+    /// shared ones (three LEB128 varints, then the bytes), the window (a tag byte, then
     /// 8 bytes), the hits, a mask of the status classes counted (2 bytes)
     /// and their counts, the largest size, the sizes (their number, then
     /// each size's sampling hash in 8 bytes, size and count) in the
@@ -458,9 +461,10 @@ impl UrlSummary {
     /// first and the record is appended in three copies, and the statuses
     /// never seen (most of them) and the sizes' hashes cost nothing to
     /// read back.
-    pub(crate) fn write_bin(&self, key: Key<'_>, out: &mut Vec<u8>) {
+    pub(crate) fn write_bin(&self, key: Key<'_>, shared: usize, out: &mut Vec<u8>) {
         write_bin::<BIN_VALUES_MAX, _, _, _>(
             key,
+            shared,
             BinValues {
                 hits: self.hits,
                 status: self
@@ -480,7 +484,13 @@ impl UrlSummary {
     /// Reads a record's body as [`UrlSummary::write_bin`] wrote it; `None`
     /// when it is not one.
     pub(crate) fn read_bin(body: &[u8]) -> Option<(Key<'_>, UrlSummary)> {
-        let (key, mut at) = read_bin_key(body)?;
+        let (key, at) = read_bin_key(body)?;
+        Some((key, UrlSummary::read_values(body, at)?))
+    }
+
+    /// Reads the values of a record's body from `at`, after its key and
+    /// window ([`read_bin_key_after`]).
+    pub(crate) fn read_values(body: &[u8], mut at: usize) -> Option<UrlSummary> {
         let mut s = UrlSummary {
             hits: get_varint(body, &mut at)?,
             ..UrlSummary::default()
@@ -521,7 +531,7 @@ impl UrlSummary {
             at += 8;
             s.clients.push(c);
         }
-        (at == body.len()).then_some((key, s))
+        (at == body.len()).then_some(s)
     }
 
     /// Adds a packed row's counts and samples, as [`UrlSummary::merge`]
@@ -727,10 +737,11 @@ impl Packed {
 
     /// Appends the row in the binary form, as [`UrlSummary::write_bin`]
     /// writes its `UrlSummary`. Not for an outgrown row.
-    pub(crate) fn write_bin(&self, key: Key<'_>, out: &mut Vec<u8>) {
+    pub(crate) fn write_bin(&self, key: Key<'_>, shared: usize, out: &mut Vec<u8>) {
         debug_assert!(self.outgrown().is_none());
         write_bin::<PACKED_BIN_MAX, _, _, _>(
             key,
+            shared,
             BinValues {
                 hits: self.count.into(),
                 status: (self.count != 0)
@@ -750,7 +761,13 @@ impl Packed {
     /// whose values the packed form holds; `None` when it is not one (not
     /// a record, or values [`UrlSummary::read_bin`] reads).
     pub(crate) fn read_bin(body: &[u8]) -> Option<(Key<'_>, Packed)> {
-        let (key, mut at) = read_bin_key(body)?;
+        let (key, at) = read_bin_key(body)?;
+        Some((key, Packed::read_values(body, at)?))
+    }
+
+    /// Reads the values of a record's body from `at`, after its key and
+    /// window ([`read_bin_key_after`]), if the packed form holds them.
+    pub(crate) fn read_values(body: &[u8], mut at: usize) -> Option<Packed> {
         let hits = get_varint(body, &mut at)?;
         let mut p = Packed {
             count: u32::try_from(hits).ok()?,
@@ -791,7 +808,7 @@ impl Packed {
             _ => return None,
         }
         let empty_but_samples = hits == 0 && p != Packed::default();
-        (largest == p.size && !empty_but_samples && at == body.len()).then_some((key, p))
+        (largest == p.size && !empty_but_samples && at == body.len()).then_some(p)
     }
 
     /// The row's values as a `UrlSummary`. Not for an outgrown row.
@@ -878,29 +895,66 @@ const BIN_VALUES_MAX: usize =
     9 + 10 + 2 + 10 * StatusClass::COUNT + 10 + 1 + (8 + 20) * SIZES_KEPT + 1 + 8 * CLIENTS_KEPT;
 
 /// Reads the key of a record's body of the binary form
-/// ([`UrlSummary::write_bin`]): the key, and where its values start.
+/// ([`UrlSummary::write_bin`]) that shares none of it with the record
+/// before: the key, and where its values start.
 #[inline]
 fn read_bin_key(body: &[u8]) -> Option<(Key<'_>, usize)> {
     let mut at = 0;
+    if get_varint(body, &mut at)? != 0 {
+        return None;
+    }
     let host_len = usize::try_from(get_varint(body, &mut at)?).ok()?;
+    let url_len = usize::try_from(get_varint(body, &mut at)?).ok()?;
     let host = body.get(at..at.checked_add(host_len)?)?;
     at += host_len;
-    let url_len = usize::try_from(get_varint(body, &mut at)?).ok()?;
     let url = body.get(at..at.checked_add(url_len)?)?;
     at += url_len;
-    let window = match *body.get(at)? {
+    let window = read_window(body, &mut at)?;
+    Some((Key { host, url, window }, at))
+}
+
+/// Reads the key of a record's body of the binary form, whose host and
+/// URL are `key`'s (the record before's host and URL, one after the
+/// other) up to the bytes they share: `key` becomes them. Returns the
+/// host's length, the window, and where the values start
+/// ([`Packed::read_values`], [`UrlSummary::read_values`]).
+#[inline]
+pub(crate) fn read_bin_key_after(
+    body: &[u8],
+    key: &mut Vec<u8>,
+) -> Option<(usize, Option<i64>, usize)> {
+    let mut at = 0;
+    let shared = usize::try_from(get_varint(body, &mut at)?).ok()?;
+    let host_len = usize::try_from(get_varint(body, &mut at)?).ok()?;
+    let url_len = usize::try_from(get_varint(body, &mut at)?).ok()?;
+    let rest = host_len.checked_add(url_len)?.checked_sub(shared)?;
+    if shared > key.len() {
+        return None;
+    }
+    let tail = body.get(at..at.checked_add(rest)?)?;
+    at += rest;
+    key.truncate(shared);
+    key.extend_from_slice(tail);
+    let window = read_window(body, &mut at)?;
+    Some((host_len, window, at))
+}
+
+/// Reads a record's window (a tag byte, then 8 bytes) at `*at`, moving
+/// `at` past it.
+#[inline]
+fn read_window(body: &[u8], at: &mut usize) -> Option<Option<i64>> {
+    match *body.get(*at)? {
         0 => {
-            at += 1;
-            None
+            *at += 1;
+            Some(None)
         }
         1 => {
-            let w = i64::from_le_bytes(body.get(at + 1..at + 9)?.try_into().ok()?);
-            at += 9;
-            Some(w)
+            let w = i64::from_le_bytes(body.get(*at + 1..*at + 9)?.try_into().ok()?);
+            *at += 9;
+            Some(Some(w))
         }
-        _ => return None,
-    };
-    Some((Key { host, url, window }, at))
+        _ => None,
+    }
 }
 
 /// A row's values for [`write_bin`]: the status classes counted (class,
@@ -915,13 +969,19 @@ struct BinValues<S, Z, C> {
 }
 
 /// Appends a record of the binary form ([`UrlSummary::write_bin`]) of the
-/// row of `key` and `values` to `out`; its values take at most `N` bytes
+/// row of `key` and `values` to `out`, after a record whose host and URL
+/// share their first `shared` bytes with `key`'s (at most their length;
+/// 0 for a record read alone); its values take at most `N` bytes
 /// (the buffer made for them: [`BIN_VALUES_MAX`] for any row,
 /// [`PACKED_BIN_MAX`] for a packed one, which is then not 655 bytes set to
 /// zero a row).
 #[inline]
-fn write_bin<const N: usize, S, Z, C>(key: Key<'_>, values: BinValues<S, Z, C>, out: &mut Vec<u8>)
-where
+fn write_bin<const N: usize, S, Z, C>(
+    key: Key<'_>,
+    shared: usize,
+    values: BinValues<S, Z, C>,
+    out: &mut Vec<u8>,
+) where
     S: Iterator<Item = (usize, u64)>,
     Z: Iterator<Item = ((u64, u64), u64)>,
     C: Iterator<Item = u64>,
@@ -963,18 +1023,21 @@ where
         v[n..n + 8].copy_from_slice(&c.to_le_bytes());
         n += 8;
     }
-    let mut lengths = [0u8; 24];
+    let mut lengths = [0u8; 34];
     let mut l = 4;
+    let shared = shared.min(key.host.len() + key.url.len());
+    put_varint_at(shared as u64, &mut lengths, &mut l);
     put_varint_at(key.host.len() as u64, &mut lengths, &mut l);
-    let url_len_at = l;
     put_varint_at(key.url.len() as u64, &mut lengths, &mut l);
-    let body = (l - 4) + key.host.len() + key.url.len() + n;
+    // The bytes after the shared ones: of the host (if any), then the URL.
+    let host_tail = key.host.get(shared..).unwrap_or_default();
+    let url_tail = &key.url[shared.saturating_sub(key.host.len())..];
+    let body = (l - 4) + host_tail.len() + url_tail.len() + n;
     lengths[..4].copy_from_slice(&(body as u32).to_le_bytes());
     out.reserve(4 + body);
-    out.extend_from_slice(&lengths[..url_len_at]);
-    out.extend_from_slice(key.host);
-    out.extend_from_slice(&lengths[url_len_at..l]);
-    out.extend_from_slice(key.url);
+    out.extend_from_slice(&lengths[..l]);
+    out.extend_from_slice(host_tail);
+    out.extend_from_slice(url_tail);
     out.extend_from_slice(&v[..n]);
 }
 
@@ -1185,7 +1248,7 @@ mod tests {
                         url: b"/",
                         window: Some(0),
                     };
-                    whole.write_bin(key, &mut a);
+                    whole.write_bin(key, 0, &mut a);
                     assert_eq!(Packed::read_bin(&a[4..]), None, "round {round}");
                 }
                 None => {
@@ -1202,8 +1265,8 @@ mod tests {
                         window: [None, Some(3_600)][round as usize % 2],
                     };
                     let (mut a, mut b) = (Vec::new(), Vec::new());
-                    p.write_bin(key, &mut a);
-                    whole.write_bin(key, &mut b);
+                    p.write_bin(key, 0, &mut a);
+                    whole.write_bin(key, 0, &mut b);
                     assert_eq!(a, b, "round {round}");
                     assert_eq!(Packed::read_bin(&a[4..]), Some((key, p)), "round {round}");
                     // Merged into a summary of many values as its summary is.
@@ -1236,8 +1299,8 @@ mod tests {
             url: b"/",
             window: None,
         };
-        Packed::default().write_bin(key, &mut a);
-        UrlSummary::default().write_bin(key, &mut b);
+        Packed::default().write_bin(key, 0, &mut a);
+        UrlSummary::default().write_bin(key, 0, &mut b);
         assert_eq!(a, b);
     }
 
@@ -1349,7 +1412,7 @@ mod tests {
                 url: url.as_bytes(),
                 window,
             };
-            s.write_bin(key, &mut out);
+            s.write_bin(key, 0, &mut out);
             want.push((host, url, window, s));
         }
         let mut at = 0;
@@ -1369,6 +1432,59 @@ mod tests {
             // A cut or padded body is not a record.
             assert!(UrlSummary::read_bin(&body[..len - 1]).is_none());
             assert!(UrlSummary::read_bin(&[body, &[0]].concat()).is_none());
+            at += 4 + len;
+        }
+        assert_eq!(at, out.len());
+    }
+
+    /// Records written after the one before, with only the bytes of the
+    /// host and URL they do not share, read back as the whole keys; a
+    /// record that claims more shared bytes than the last key has is not
+    /// one, and neither is one read alone.
+    #[test]
+    fn records_after_the_last_share_its_key_bytes() {
+        let keys: [(&[u8], &[u8], Option<i64>); 6] = [
+            (b"", b"/a", None),
+            (b"a.example", b"https://a.example/p/1", Some(0)),
+            (b"a.example", b"https://a.example/p/1", Some(86_400)),
+            (b"a.example", b"https://a.example/p/12?x", None),
+            (b"a.example1", b"https://a.example1/", Some(-3_600)),
+            (b"b", b"", None),
+        ];
+        let mut s = UrlSummary::default();
+        s.add(Some(200), Some(5_000), Some(b"192.0.2.1"));
+        s.add(Some(404), None, None);
+        let p = Packed::of(&UrlSummary::default()).unwrap();
+        let (mut out, mut last, mut shareds) = (Vec::new(), Vec::<u8>::new(), Vec::new());
+        for (i, &(host, url, window)) in keys.iter().enumerate() {
+            let key = Key { host, url, window };
+            let this = [host, url].concat();
+            let shared = last.iter().zip(&this).take_while(|(a, b)| a == b).count();
+            if i % 2 == 0 {
+                s.write_bin(key, shared, &mut out);
+            } else {
+                p.write_bin(key, shared, &mut out);
+            }
+            last = this;
+            shareds.push(shared);
+        }
+        assert_eq!(shareds, [0, 0, 30, 30, 9, 0]);
+        let (mut at, mut key) = (0, Vec::new());
+        for (i, &(host, url, window)) in keys.iter().enumerate() {
+            let len = u32::from_le_bytes(out[at..at + 4].try_into().unwrap()) as usize;
+            let body = &out[at + 4..at + 4 + len];
+            let (host_len, w, values) = read_bin_key_after(body, &mut key).unwrap();
+            assert_eq!((&key[..host_len], &key[host_len..], w), (host, url, window));
+            if i % 2 == 0 {
+                assert_eq!(UrlSummary::read_values(body, values), Some(s.clone()));
+                assert_eq!(Packed::read_values(body, values), None);
+            } else {
+                assert_eq!(Packed::read_values(body, values), Some(p));
+            }
+            // Read alone, only the records that share nothing.
+            let alone = shareds[i] == 0;
+            assert_eq!(UrlSummary::read_bin(body).is_some(), alone);
+            assert_eq!(read_bin_key_after(body, &mut Vec::new()).is_some(), alone);
             at += 4 + len;
         }
         assert_eq!(at, out.len());

@@ -20,7 +20,7 @@ use hashbrown::DefaultHashBuilder;
 
 use super::hints::{self, Hints};
 use super::learn::CountBound;
-use super::summary::{Key, Packed, Record, RowError, UrlSummary};
+use super::summary::{read_bin_key_after, Key, Packed, Record, RowError, UrlSummary};
 
 /// One row of the table, in one cache line: its key, kept in the table's
 /// arena of key bytes (`keys[at..]`: the host, then the URL), and its
@@ -300,10 +300,10 @@ impl<'a> Values<'a> {
     /// Appends the row of `key` and these values in the binary form
     /// ([`UrlSummary::write_bin`]).
     #[inline]
-    pub(crate) fn write_bin(self, key: Key<'_>, out: &mut Vec<u8>) {
+    pub(crate) fn write_bin(self, key: Key<'_>, shared: usize, out: &mut Vec<u8>) {
         match self {
-            Values::Summary(s) => s.write_bin(key, out),
-            Values::Packed(p) => p.write_bin(key, out),
+            Values::Summary(s) => s.write_bin(key, shared, out),
+            Values::Packed(p) => p.write_bin(key, shared, out),
         }
     }
 }
@@ -619,9 +619,22 @@ impl SummaryTable {
         // writing and parsing decimal text was most of what spilling cost.
         let mut file = BufWriter::new(tempfile::tempfile()?);
         let mut buf = Vec::with_capacity(OUT_CHUNK + 4096);
-        for &i in &self.order {
+        // The last row's host and URL (`keys[last]`): each record holds only
+        // the bytes after those it shares with them (most of a row's in
+        // key order: the same URL in another window, the same host).
+        let mut last = 0..0;
+        for (n, &i) in self.order.iter().enumerate() {
+            // The rows in key order are all over memory: asked for ahead,
+            // as the merge from memory asks (`perf`: most of what writing
+            // a run cost was waiting for them).
+            self.touch(n + TOUCH_AHEAD);
             let r = &self.rows[i as usize];
-            self.values(r).write_bin(r.key(&self.keys), &mut buf);
+            let at = r.at as usize;
+            let this = at..at + r.host_len() + r.url_len as usize;
+            let shared = common_prefix(&self.keys[last], &self.keys[this.clone()]);
+            last = this;
+            self.values(r)
+                .write_bin(r.key(&self.keys), shared, &mut buf);
             if self.keeps_seen {
                 // After the record: `Run` reads it as four more bytes.
                 buf.extend_from_slice(&r.seen.to_le_bytes());
@@ -701,9 +714,13 @@ impl SummaryTable {
             prefetch(self.rows[i as usize..].as_ptr());
         }
         if let Some(&i) = self.order.get(n - TOUCH_AHEAD / 2) {
-            let at = self.rows[i as usize].at as usize;
+            let r = &self.rows[i as usize];
+            let at = r.at as usize;
             prefetch(self.keys[at.min(self.keys.len())..].as_ptr());
             prefetch(self.keys[(at + 64).min(self.keys.len())..].as_ptr());
+            if let Some(o) = r.values.outgrown() {
+                prefetch(self.outgrown[o.min(self.outgrown.len())..].as_ptr());
+            }
         }
     }
 
@@ -1284,8 +1301,9 @@ impl SortedRows for Run {
     }
 
     /// Reads the run's next row, in key order. A record that lies whole in
-    /// the reader's buffer (most do) is read there, its key copied once;
-    /// one that runs past the buffer's end is copied into `line` first.
+    /// the reader's buffer (most do) is read there, the bytes of its key
+    /// that differ from the last one's copied once; one that runs past the
+    /// buffer's end is copied into `line` first.
     fn advance(&mut self) -> Result<(), MergeError> {
         self.head = None;
         let buf = self.reader.fill_buf().map_err(MergeError::Io)?;
@@ -1316,21 +1334,16 @@ impl SortedRows for Run {
                 (&self.line[..], u32::from_le_bytes(seen))
             }
         };
-        // Most rows read packed, without a `UrlSummary` made and moved.
-        let (key, values) = match Packed::read_bin(body) {
-            Some((key, p)) => (key, Owned::Packed(p)),
-            None => {
-                let (key, s) = UrlSummary::read_bin(body).ok_or_else(|| {
-                    MergeError::Io(not_a_row(&format!("(spilled run), row {}", self.number)))
-                })?;
-                (key, Owned::Summary(s))
-            }
+        // The key is the last one's but for the bytes after those they
+        // share ([`SummaryTable::write_run`]). Most rows read packed,
+        // without a `UrlSummary` made and moved.
+        let bad = || MergeError::Io(not_a_row(&format!("(spilled run), row {}", self.number)));
+        let (host_len, window, at) = read_bin_key_after(body, &mut self.key).ok_or_else(bad)?;
+        self.values = match Packed::read_values(body, at) {
+            Some(p) => Owned::Packed(p),
+            None => Owned::Summary(UrlSummary::read_values(body, at).ok_or_else(bad)?),
         };
-        self.values = values;
-        self.key.clear();
-        self.key.extend_from_slice(key.host);
-        self.key.extend_from_slice(key.url);
-        self.head = Some((key.host.len(), key.window, seen));
+        self.head = Some((host_len, window, seen));
         if let Some(n) = whole {
             self.reader.consume(n + seen_len);
         }
