@@ -270,6 +270,25 @@ pub(crate) struct InLineScan {
     max_input_len: usize,
 }
 
+/// The end of a target taken where it lies, appended at `out[start..]`,
+/// if it is at most `max_input_len` long; if it is longer, the copy is
+/// taken back. For [`Canonicalizer::target_in_line`] and
+/// [`Canonicalizer::dotted_target_in_line`].
+#[inline(always)]
+fn in_line_length(
+    end: Option<usize>,
+    max_input_len: usize,
+    start: usize,
+    out: &mut Vec<u8>,
+) -> Option<usize> {
+    let end = end?;
+    if end > max_input_len {
+        out.truncate(start);
+        return None;
+    }
+    Some(end)
+}
+
 /// What [`Canonicalizer::run`] does first with an input: a fast path, or
 /// none (see [`Canonicalizer::fast_path`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -568,12 +587,8 @@ impl Canonicalizer {
         // `fast_path` of an origin-form target: `Target` with no rules and
         // no base, the length checked once the end is known.
         let start = out.len();
-        let end = fast::canonical_target_in_line_with(chunk, line, scan.rfc3986, out)?;
-        if end > scan.max_input_len {
-            out.truncate(start);
-            return None;
-        }
-        Some(end)
+        let end = fast::canonical_target_in_line_with(chunk, line, scan.rfc3986, out);
+        in_line_length(end, scan.max_input_len, start, out)
     }
 
     /// Whether targets may be taken where they lie
@@ -614,18 +629,6 @@ impl Canonicalizer {
         Some(self.profile.normalizes_escapes())
     }
 
-    /// The end of a target taken where it lies, appended at `out[start..]`,
-    /// if it is not too long; if it is, the copy is taken back.
-    #[inline(always)]
-    fn in_line_length(&self, end: Option<usize>, start: usize, out: &mut Vec<u8>) -> Option<usize> {
-        let end = end?;
-        if end > self.max_input_len {
-            out.truncate(start);
-            return None;
-        }
-        Some(end)
-    }
-
     /// [`target_in_line`](Self::target_in_line) of a target that it left
     /// for its dot segments (`/cgi-bin/../../etc/passwd`, `/a/./b`): taken
     /// here with them removed, as the general parser writes the target
@@ -641,7 +644,7 @@ impl Canonicalizer {
         let rfc3986 = self.in_line_profile()?;
         let start = out.len();
         let end = fast::canonical_dotted_target_in_line(line, rfc3986, out);
-        self.in_line_length(end, start, out)
+        in_line_length(end, self.max_input_len, start, out)
     }
 
     /// [`run_parser`](Self::run_parser) with rules that run fused with
