@@ -560,22 +560,16 @@ pub(crate) fn summary_for_mining(
         hosts: Vec::new(),
     };
     let mut buf = Vec::with_capacity(1 << 17);
-    // The previous row's host and URL (`key[..host]`, `key[host..]`), and
-    // the row being gathered for its URL: its window (the miner's) and
-    // values.
-    let (mut key, mut host_len) = (Vec::<u8>::new(), 0);
+    // The row being gathered for the previous row's URL (`count.last()`):
+    // its window (the miner's) and values.
+    let mut count = SummaryCount::default();
     let mut pending: Option<(Option<i64>, Owned)> = None;
-    // The `seen` bits of the rows gathered in `pending`.
-    let mut pending_seen = 0u32;
     // The last merged row's `UrlSummary`, emptied, for the next merge.
     let mut spare = UrlSummary::default();
-    let mut first = true;
-    let mut flush = |key: &[u8],
-                     host_len: usize,
+    let mut flush = |(host, url): (&[u8], &[u8]),
                      pending: &mut Option<(Option<i64>, Owned)>,
                      spare: &mut UrlSummary| {
         if let Some((window, s)) = pending.take() {
-            let (host, url) = key.split_at(host_len);
             s.values().write_bin(Key { host, url, window }, 0, &mut buf);
             if let Owned::Summary(mut s) = s {
                 s.clear();
@@ -589,48 +583,23 @@ pub(crate) fn summary_for_mining(
         Ok::<(), MergeError>(())
     };
     table::each_row(tables, |row, s, seen| {
-        let same_host = !first && &key[..host_len] == row.host;
-        let same_url = same_host && &key[host_len..] == row.url;
-        first = false;
         let window = row.window.map(coarse);
-        let joins = same_url && pending.as_ref().is_some_and(|(w, _)| *w == window);
-        if !joins {
-            pending_seen = 0;
-        }
-        if !same_host {
-            scan.hosts.push(Count::default());
-        }
-        if let Some(count) = scan.hosts.last_mut() {
-            if !same_url {
-                count.urls += 1;
-                count.bytes += target_len(row.url);
-            }
-            // The windows this row adds (a row without bits is one).
-            count.rows += match seen {
-                0 => 1,
-                _ => u64::from((seen & !pending_seen).count_ones()),
-            };
-        }
-        pending_seen |= seen;
+        let step = count.row(row, window, seen);
         match &mut pending {
-            Some((_, gathered)) if joins => {
+            Some((_, gathered)) if step.joins => {
                 gathered.merge_reusing(s, &mut spare);
             }
             _ => {
-                flush(&key, host_len, &mut pending, &mut spare)?;
+                flush(count.last(), &mut pending, &mut spare)?;
                 pending = Some((window, s.to_owned()));
             }
         }
-        if !same_url {
-            key.clear();
-            key.extend_from_slice(row.host);
-            key.extend_from_slice(row.url);
-            host_len = row.host.len();
-        }
+        count.moved_to(row, step);
         Ok(())
     })?;
-    flush(&key, host_len, &mut pending, &mut spare)?;
+    flush(count.last(), &mut pending, &mut spare)?;
     out.write_all(&buf).map_err(MergeError::Io)?;
+    scan.hosts = count.hosts;
     let rows = scan.hosts.iter().map(|c| c.rows).sum();
     Ok((scan, rows))
 }
@@ -673,23 +642,27 @@ pub(crate) fn mine_tables(
         sorted: true,
         hosts: bound,
     };
-    let mut count = SummaryRows::default();
+    let mut count = SummaryCount::default();
     let mined = mine_rows(&scan, &hints, "<summary>", opts, memory, |each| {
         table::each_row(tables, |key, values, seen| {
-            count.add(key, key.window.map(coarse), seen);
+            let step = count.row(key, key.window.map(coarse), seen);
+            count.moved_to(key, step);
             each(key, values)
         })
         .map(drop)
     });
-    Ok(mined.map(|(findings, report)| (findings, report, count.rows)))
+    let rows = count.hosts.iter().map(|c| c.rows).sum();
+    Ok(mined.map(|(findings, report)| (findings, report, rows)))
 }
 
-/// Counts the rows of the summary [`summary_for_mining`] writes (as its
-/// scan counts them) from the tables' rows in key order: one per row,
-/// or for rows with `seen` bits, one per window they mark, over the rows
-/// of a URL and miner's window together.
+/// Counts each host's URLs, bytes and rows in the summary
+/// [`summary_for_mining`] writes, from the tables' rows in key order (as
+/// [`scan_keys`] would count that summary): a row is one, or for rows with
+/// `seen` bits, one per window they mark, over the rows of a URL and
+/// miner's window together. Both [`summary_for_mining`] and [`mine_tables`]
+/// count with it, so the two agree.
 #[derive(Default)]
-struct SummaryRows {
+struct SummaryCount {
     /// The last row's host and URL (`key[..host]`, `key[host..]`), its
     /// miner's window (`None` before the first row) and the `seen` bits of
     /// the rows of its URL and window.
@@ -697,25 +670,56 @@ struct SummaryRows {
     host: usize,
     window: Option<Option<i64>>,
     seen: u32,
-    rows: u64,
+    /// One per host, in key order.
+    hosts: Vec<Count>,
 }
 
-impl SummaryRows {
-    fn add(&mut self, row: Key<'_>, window: Option<i64>, seen: u32) {
-        let same_url = self.window.is_some()
-            && self.key.len() == self.host + row.url.len()
-            && self.key[..self.host] == *row.host
-            && self.key[self.host..] == *row.url;
-        if !(same_url && self.window == Some(window)) {
+/// How a row stands to the row before it.
+#[derive(Clone, Copy)]
+struct RowStep {
+    same_url: bool,
+    /// The same URL and miner's window: merged into one row of the summary.
+    joins: bool,
+}
+
+impl SummaryCount {
+    /// Counts `row`, of the miner's window `window`, and tells how it
+    /// stands to the row before, whose key [`SummaryCount::last`] gives until
+    /// [`SummaryCount::moved_to`] is called with this step.
+    fn row(&mut self, row: Key<'_>, window: Option<i64>, seen: u32) -> RowStep {
+        let (host, url) = self.last();
+        let same_host = self.window.is_some() && host == row.host;
+        let same_url = same_host && url == row.url;
+        let joins = same_url && self.window == Some(window);
+        if !joins {
             self.seen = 0;
         }
-        self.rows += match seen {
-            0 => 1,
-            _ => u64::from((seen & !self.seen).count_ones()),
-        };
+        if !same_host {
+            self.hosts.push(Count::default());
+        }
+        if let Some(count) = self.hosts.last_mut() {
+            if !same_url {
+                count.urls += 1;
+                count.bytes += target_len(row.url);
+            }
+            count.rows += match seen {
+                0 => 1,
+                _ => u64::from((seen & !self.seen).count_ones()),
+            };
+        }
         self.seen |= seen;
         self.window = Some(window);
-        if !same_url {
+        RowStep { same_url, joins }
+    }
+
+    /// The host and URL of the row counted last (empty before the first).
+    fn last(&self) -> (&[u8], &[u8]) {
+        self.key.split_at(self.host)
+    }
+
+    /// Makes `row`, just counted with `step`, the last row.
+    fn moved_to(&mut self, row: Key<'_>, step: RowStep) {
+        if !step.same_url {
             self.key.clear();
             self.key.extend_from_slice(row.host);
             self.key.extend_from_slice(row.url);
