@@ -5,7 +5,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::reject::{Reason, Reject};
-use crate::url::fast;
+use crate::url::fast::{self, Kept};
 use crate::url::parser::{self, Mode};
 use crate::url::parts::{Parts, ABSENT};
 use crate::url::simd::Chunk;
@@ -660,24 +660,56 @@ impl Canonicalizer {
         out: &mut Vec<u8>,
     ) -> Result<Canonical, Reject> {
         match self.fused_scan(input, mode) {
-            Some((parts, false, facts)) => return self.fused_rules(input, &parts, facts, out),
-            Some((parts, true, _)) => {
-                // Escapes to upper-case: copied, and the in-place rules.
-                let start = out.len();
-                fast::write_scanned(input, &parts, true, out);
-                let mut canonical = Canonical {
-                    parts,
-                    unchanged: false,
-                    fired: RuleMask::NONE,
-                };
-                self.run_rules(input, out, start, &mut canonical)?;
-                return Ok(canonical);
+            Some((parts, false, facts)) => {
+                return self.fused_rules::<false>(input, &parts, facts, out)
             }
+            Some((parts, true, _)) => return self.upper_case_then_rules(input, parts, out),
             None => {}
         }
         // An http URL is not canonical as it stands (or the input is too
         // long, which `run_parser` says first).
         self.run_parser(input, mode, out, true)
+    }
+
+    /// A URL the fused rules' scan took with escapes to upper-case: copied
+    /// with them upper-cased, and the in-place rules.
+    #[inline(always)]
+    fn upper_case_then_rules(
+        &mut self,
+        input: &[u8],
+        parts: Parts,
+        out: &mut Vec<u8>,
+    ) -> Result<Canonical, Reject> {
+        let start = out.len();
+        fast::write_scanned(input, &parts, true, out);
+        let mut canonical = Canonical {
+            parts,
+            unchanged: false,
+            fired: RuleMask::NONE,
+        };
+        self.run_rules(input, out, start, &mut canonical)?;
+        Ok(canonical)
+    }
+
+    /// [`run_fused`](Self::run_fused) after its scan, for
+    /// [`run_fused_quick`](Self::run_fused_quick)'s URLs that its check
+    /// did not keep, with what the quick way's scan found: they were
+    /// scanned again by `run_fused` (about 200 instructions each, 13.6 % of
+    /// userbait's URLs under `safe`). Apart, so that the quick way's own
+    /// code stays small.
+    #[inline(never)]
+    fn run_fused_scanned(
+        &mut self,
+        input: &[u8],
+        parts: Parts,
+        lower_hex: bool,
+        facts: fast::PathFacts,
+        out: &mut Vec<u8>,
+    ) -> Result<Canonical, Reject> {
+        if lower_hex {
+            return self.upper_case_then_rules(input, parts, out);
+        }
+        self.fused_rules::<true>(input, &parts, facts, out)
     }
 
     /// The fused rules' scan of `input` (`fast::scan_canonical`; an
@@ -696,7 +728,8 @@ impl Canonicalizer {
     /// [`rules::fused::quick`] says yes to (`safe`): a URL that the scan
     /// takes and no rule can change ([`rules::fused::unchanged`]) is copied
     /// without a plan, one it does not take goes to the parser, and any
-    /// other to `run_fused`, which scans it again. The check runs inside
+    /// other to the fused rules with what the scan found
+    /// (`run_fused_scanned`), not scanned again. The check runs inside
     /// the scan's job (`fast::scan_canonical_kept`), on the offsets where
     /// the scan leaves them, and the copy is made there as the fast path
     /// makes it: kasztp `safe` 428.6 → 421.5 instructions a URL
@@ -722,14 +755,16 @@ impl Canonicalizer {
             rules::fused::unchanged(cfg, input, parts, facts)
         });
         match kept {
-            Some((parts, true)) => Ok(Canonical {
+            Some((parts, Kept::Yes)) => Ok(Canonical {
                 parts,
                 unchanged: true,
                 fired: RuleMask::NONE,
             }),
             // Not canonical as it stands: as `run_fused` does.
             None => self.run_parser(input, mode, out, true),
-            Some((_, false)) => self.run_fused(input, mode, out),
+            Some((parts, Kept::No { lower_hex, facts })) => {
+                self.run_fused_scanned(input, parts, lower_hex, facts, out)
+            }
         }
     }
 
@@ -830,9 +865,15 @@ impl Canonicalizer {
     /// The rules, fused with the fast path, on `input`, which the fast path
     /// took with `parts` (canonical as it stands): written to `out` with
     /// the rules' edits made, or copied and left to the in-place rules when
-    /// they would do more (see `rules::fused`).
+    /// they would do more (see `rules::fused`). `QUICK`: called from
+    /// `run_fused_scanned` (the quick way's URLs that its check did not
+    /// keep), not `run_fused`: each caller has its own copy, which the
+    /// compiler inlines with what it calls as it did when there was one
+    /// (with one function called from both, `fused_rules`, then
+    /// `rules::fused::plan` and `rules::path::plan` were left out of line,
+    /// and `aggressive` cost 25 to 55 instructions a URL more).
     #[inline]
-    fn fused_rules(
+    fn fused_rules<const QUICK: bool>(
         &mut self,
         input: &[u8],
         parts: &Parts,
@@ -842,7 +883,7 @@ impl Canonicalizer {
         let start = out.len();
         let scratch = &mut self.rule_scratch;
         let plan = match &self.rules {
-            Some(set) => rules::fused::plan(set.global(), input, parts, facts, scratch),
+            Some(set) => rules::fused::plan::<QUICK>(set.global(), input, parts, facts, scratch),
             None => None,
         };
         let mut canonical = match plan {
@@ -855,7 +896,7 @@ impl Canonicalizer {
                 });
             }
             Some(plan) => {
-                let parts = rules::fused::write(input, parts, &plan, scratch, out);
+                let parts = rules::fused::write::<QUICK>(input, parts, &plan, scratch, out);
                 debug_assert!(parts.is_consistent(&out[start..]));
                 scratch.fused(input);
                 self.fired_last = true;

@@ -272,11 +272,12 @@ pub fn scan_canonical(
 /// whether its rules leave a URL as it is (`keep`, given the parts and
 /// facts found; never asked about a URL with lower-case hex digits): such
 /// a URL is appended to `out` as [`canonical_http`] appends it, and its
-/// parts returned with `true`. `Some((parts, false))`: taken by the scan
-/// but not kept (nothing appended); `None`: not canonical as it stands.
-/// One job, so that `keep` reads the scan's offsets where they are, and
-/// the copy is made as the fast path makes it (first, taken back when not
-/// wanted).
+/// parts returned with [`Kept::Yes`]. [`Kept::No`]: taken by the scan but
+/// not kept (nothing appended), with what [`scan_canonical`] returns
+/// beside the parts, so that the caller need not scan it again; `None`:
+/// not canonical as it stands. One job, so that `keep` reads the scan's
+/// offsets where they are, and the copy is made as the fast path makes it
+/// (first, taken back when not wanted).
 #[inline(always)]
 pub fn scan_canonical_kept<F: FnOnce(&Parts, PathFacts) -> bool>(
     input: &[u8],
@@ -284,7 +285,7 @@ pub fn scan_canonical_kept<F: FnOnce(&Parts, PathFacts) -> bool>(
     target: bool,
     out: &mut Vec<u8>,
     keep: F,
-) -> Option<(Parts, bool)> {
+) -> Option<(Parts, Kept)> {
     dispatch(ScanKept {
         scan: Scan::<true> {
             input,
@@ -294,6 +295,17 @@ pub fn scan_canonical_kept<F: FnOnce(&Parts, PathFacts) -> bool>(
         out,
         keep,
     })
+}
+
+/// What [`scan_canonical_kept`] did with a URL its scan took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kept {
+    /// Appended as it is.
+    Yes,
+    /// Not appended: its escapes have lower-case hex digits (`lower_hex`,
+    /// as [`scan_canonical`] says), or `keep` said no; `facts` as
+    /// [`scan_canonical`] gives them.
+    No { lower_hex: bool, facts: PathFacts },
 }
 
 /// What the dedup rules' scan ([`scan_canonical`]) saw in a path, for the
@@ -642,9 +654,9 @@ struct ScanKept<'a, F> {
 }
 
 impl<F: FnOnce(&Parts, PathFacts) -> bool> Job for ScanKept<'_, F> {
-    type Output = Option<(Parts, bool)>;
+    type Output = Option<(Parts, Kept)>;
     #[inline(always)]
-    fn run<C: Chunk>(self, chunk: C) -> Option<(Parts, bool)> {
+    fn run<C: Chunk>(self, chunk: C) -> Option<(Parts, Kept)> {
         let input = self.scan.input;
         let start = self.out.len();
         // Copied first, as `Fast` copies a URL (most are kept).
@@ -656,10 +668,11 @@ impl<F: FnOnce(&Parts, PathFacts) -> bool> Job for ScanKept<'_, F> {
         };
         let parts = found.parts(input.len() as u32);
         if !found.lower_hex && (self.keep)(&parts, found.facts) {
-            return Some((parts, true));
+            return Some((parts, Kept::Yes));
         }
         self.out.truncate(start);
-        Some((parts, false))
+        let (lower_hex, facts) = (found.lower_hex, found.facts);
+        Some((parts, Kept::No { lower_hex, facts }))
     }
 }
 

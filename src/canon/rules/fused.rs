@@ -105,9 +105,10 @@ pub(crate) fn unchanged(cfg: &Config, input: &[u8], parts: &Parts, facts: PathFa
 /// The rules of `cfg` on `input`, a URL the fast path took with `parts`
 /// (canonical as it stands: no escape's hex to upper-case) and `facts`,
 /// decided on the input: `None` when they would rewrite more than [`Plan`]
-/// writes.
+/// writes. `QUICK`: `Canonicalizer::fused_rules`' (its own copy for each
+/// caller, so that each is inlined as it was with one).
 #[inline]
-pub(crate) fn plan(
+pub(crate) fn plan<const QUICK: bool>(
     cfg: &Config,
     input: &[u8],
     parts: &Parts,
@@ -142,7 +143,8 @@ pub(crate) fn plan(
     // general parser by the fast path.
     debug_assert_eq!(parts.username_start, parts.host_start);
     let ps = parts.path_start;
-    let (kept, slash) = path::plan(cfg, input, (ps as usize, pe as usize), facts, s, &mut fired)?;
+    let (kept, slash) =
+        path::plan::<QUICK>(cfg, input, (ps as usize, pe as usize), facts, s, &mut fired)?;
     let mut www = 0;
     if parts.host_start != ABSENT {
         let h = &input[parts.host_start as usize..parts.host_end as usize];
@@ -178,9 +180,9 @@ pub(crate) fn plan(
 
 /// Appends `input` with `plan`'s edits made (`plan.fired` is not empty),
 /// and returns the parts of what was written. `s`: the scratch space the
-/// plan was made with (a new query is there).
+/// plan was made with (a new query is there). `QUICK`: as [`plan`]'s.
 #[inline]
-pub(crate) fn write(
+pub(crate) fn write<const QUICK: bool>(
     input: &[u8],
     parts: &Parts,
     plan: &Plan,
@@ -423,13 +425,51 @@ mod tests {
                 };
                 if super::unchanged(cfg, l, &parts, facts) {
                     said += 1;
-                    let plan = super::plan(cfg, l, &parts, facts, &mut s);
+                    let plan = super::plan::<false>(cfg, l, &parts, facts, &mut s);
                     let what = format!("{} {edits}: {}", profile.name(), l.escape_ascii());
                     assert!(plan.is_some_and(|p| p.fired.is_empty()), "{what}");
                 }
             }
             assert!(said > 0, "{} {edits}", profile.name());
         }
+    }
+
+    /// What `scan_canonical_kept` returns for a URL it does not keep is
+    /// what `scan_canonical` returns (the quick way's URLs go on to the
+    /// fused rules with it, not scanned again), and nothing is appended;
+    /// one it keeps is appended whole.
+    #[test]
+    fn a_url_not_kept_comes_back_with_its_scan() {
+        use crate::url::fast::{scan_canonical, scan_canonical_kept, Kept};
+        let mut seen = [0usize; 3];
+        // Lower-case hex digits are told with strict escapes only.
+        for (l, strict) in CASES.iter().flat_map(|l| [(l, false), (l, true)]) {
+            let l = l.as_bytes();
+            let target = l.first() == Some(&b'/');
+            let scanned = scan_canonical(l, strict, target);
+            for keep in [false, true] {
+                let mut out = b"prefix".to_vec();
+                let got = scan_canonical_kept(l, strict, target, &mut out, |_, _| keep);
+                let what = l.escape_ascii().to_string();
+                match (got, scanned) {
+                    (None, None) => assert_eq!(out, b"prefix", "{what}"),
+                    (Some((parts, Kept::Yes)), Some((p, false, _))) => {
+                        assert!(keep && parts == p, "{what}");
+                        assert_eq!(out, [&b"prefix"[..], l].concat(), "{what}");
+                        seen[0] += 1;
+                    }
+                    (Some((parts, Kept::No { lower_hex, facts })), Some(s)) => {
+                        assert!(!keep || lower_hex, "{what}");
+                        assert_eq!((parts, lower_hex, facts), s, "{what}");
+                        assert_eq!(out, b"prefix", "{what}");
+                        seen[1 + usize::from(lower_hex)] += 1;
+                    }
+                    (g, s) => panic!("{what}: {g:?} against {s:?}"),
+                }
+            }
+        }
+        // Kept, not kept, and not kept for its escapes' hex digits.
+        assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
     }
 
     #[test]
