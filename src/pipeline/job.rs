@@ -28,12 +28,14 @@ pub(super) enum Job {
         ctx: Arc<FileCtx>,
         piece: Piece,
     },
-    /// A byte range of a regular file, for the worker to read into `buf`.
+    /// A byte range of a regular file, for the worker to read into `buf`
+    /// (a buffer of the reader's pool), or with `None` into a buffer of its
+    /// own (a run into sinks: `worker::work`).
     Range {
         seq: u64,
         ctx: Arc<FileCtx>,
         range: ByteRange,
-        buf: Vec<u8>,
+        buf: Option<Vec<u8>>,
     },
     Event {
         seq: u64,
@@ -64,7 +66,9 @@ pub(super) enum Event {
 pub(super) enum Done {
     Piece {
         seq: u64,
-        buf: Vec<u8>,
+        /// The piece's input buffer, for the writer to send back to the
+        /// reader's pool; `None` when the worker did (`worker::give_back`).
+        buf: Option<Vec<u8>>,
         result: Box<PieceOut>,
         ctx: Arc<FileCtx>,
     },

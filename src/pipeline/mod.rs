@@ -216,6 +216,10 @@ impl Default for Options {
 /// within a small memory budget.
 pub const DEFAULT_CHUNK_LEN: usize = 1 << 20;
 
+/// Jobs a run into sinks queues for its workers: 32 byte ranges, about
+/// 16 ms of work for two workers at 1 GB/s each.
+const RANGES_AHEAD: usize = 32;
+
 /// Default longest line: 1 MiB.
 pub const DEFAULT_MAX_LINE: usize = 1 << 20;
 
@@ -289,7 +293,15 @@ fn run_with(
     // Buffers in flight: enough that every worker has one to process and
     // one queued, bounded so memory does not grow with the core count.
     let pool = (threads * 2 + 2).clamp(4, 32);
-    let (job_tx, job_rx) = bounded::<Job>(pool);
+    // A run into sinks queues byte ranges without buffers (`worker::work`):
+    // more of them ahead cost nothing, and a reader kept off the cores
+    // for a while leaves its workers work.
+    let queued = if make.is_some() {
+        pool.max(RANGES_AHEAD)
+    } else {
+        pool
+    };
+    let (job_tx, job_rx) = bounded::<Job>(queued);
     let (done_tx, done_rx) = unbounded::<Done>();
     let (free_tx, free_rx) = bounded::<Vec<u8>>(pool);
     let (out_free_tx, out_free_rx) = unbounded::<Box<PieceOut>>();
@@ -308,6 +320,7 @@ fn run_with(
             Arc::clone(&raw_read),
             Arc::clone(&stop),
             Arc::clone(&follow_stop),
+            make.is_some(),
         );
         scope.spawn(move || reader.run(sources));
         for _ in 0..threads {
@@ -315,8 +328,11 @@ fn run_with(
             let done_tx = done_tx.clone();
             let out_free_rx = out_free_rx.clone();
             let opts = Arc::clone(&opts);
+            // A run into sinks writes no rows: its workers send each
+            // input buffer back to the pool themselves (`worker::work`).
+            let free_tx = make.map(|_| free_tx.clone());
             scope.spawn(move || {
-                let sink = make.map(|make| make());
+                let sink = make.map(|make| make()).zip(free_tx);
                 worker::work(opts, job_rx, done_tx, out_free_rx, sink)
             });
         }
@@ -338,4 +354,103 @@ fn run_with(
         }
         result
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::info::Info;
+    use std::sync::{Condvar, Mutex};
+    use std::time::Duration;
+
+    /// What the sinks of [`a_held_worker_does_not_hold_up_the_others`]
+    /// share.
+    #[derive(Default)]
+    struct Shared {
+        /// A sink holds its worker at its first record.
+        taken: bool,
+        /// Pieces the other workers finished meanwhile.
+        pieces: usize,
+        /// The held worker gave up waiting for them.
+        timed_out: bool,
+    }
+
+    /// A sink that, in the first worker to get a record, waits at that
+    /// record until the other workers have finished `PIECES` pieces.
+    struct HoldingSink {
+        shared: Arc<(Mutex<Shared>, Condvar)>,
+        held: Option<bool>,
+    }
+
+    const PIECES: usize = 40;
+
+    impl RecordSink for HoldingSink {
+        fn record(&mut self, _url: &[u8], _line: &[u8], _info: &Info) {
+            if self.held.is_some() {
+                return;
+            }
+            let (lock, wake) = &*self.shared;
+            let mut s = lock.lock().unwrap();
+            self.held = Some(!s.taken);
+            if s.taken {
+                return;
+            }
+            s.taken = true;
+            let (s, waited) = wake
+                .wait_timeout_while(s, Duration::from_secs(20), |s| s.pieces < PIECES)
+                .unwrap();
+            let mut s = s;
+            s.timed_out = waited.timed_out();
+        }
+
+        fn piece_end(&mut self) {
+            if self.held == Some(false) {
+                let (lock, wake) = &*self.shared;
+                lock.lock().unwrap().pieces += 1;
+                wake.notify_all();
+            }
+        }
+
+        fn done(self: Box<Self>) {}
+    }
+
+    /// In a run into sinks, a worker held up on a piece does not hold up
+    /// the others: they go on through the rest of the input. (When the
+    /// buffers went back through the writer in input order, the other
+    /// worker stopped after the few pieces the pool held, until the held
+    /// one was done.)
+    #[test]
+    fn a_held_worker_does_not_hold_up_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("urls.txt");
+        let lines: String = (0..20_000)
+            .map(|i| format!("http://a.example/{i}\n"))
+            .collect();
+        std::fs::write(&path, lines).unwrap();
+        let shared = Arc::new((Mutex::new(Shared::default()), Condvar::new()));
+        let make = || -> Box<dyn RecordSink> {
+            Box::new(HoldingSink {
+                shared: Arc::clone(&shared),
+                held: None,
+            })
+        };
+        let opts = Options {
+            format: Some(LogFormat::Plain),
+            threads: 2,
+            chunk_len: 4096,
+            ..Options::default()
+        };
+        let (mut out, mut diag) = (Vec::new(), Vec::new());
+        let sinks = Sinks {
+            out: &mut out,
+            rejects: None,
+            diag: &mut diag,
+            progress: None,
+        };
+        let summary = run_into(&[Source::Path(path)], &opts, sinks, &make).unwrap();
+        assert_eq!(summary.stats.lines, 20_000);
+        let s = shared.0.lock().unwrap();
+        assert!(s.pieces >= PIECES, "{} pieces", s.pieces);
+        assert!(!s.timed_out);
+    }
 }

@@ -42,6 +42,9 @@ pub(super) struct Reader<'a> {
     /// of waiting for one. (Not by sending to the pool itself: holding a
     /// sender would keep `recv` from failing when the writer has stopped.)
     spare: usize,
+    /// The workers read byte ranges into buffers of their own (a run into
+    /// sinks: `worker::work`): ranges go out without one from the pool.
+    own_buffers: bool,
 }
 
 /// The receiving side is gone (the writer stopped): stop reading.
@@ -55,6 +58,7 @@ impl<'a> Reader<'a> {
         raw_read: Arc<AtomicU64>,
         stop: Arc<AtomicBool>,
         follow_stop: Arc<AtomicBool>,
+        own_buffers: bool,
     ) -> Reader<'a> {
         Reader {
             opts,
@@ -65,6 +69,7 @@ impl<'a> Reader<'a> {
             follow_stop,
             seq: 0,
             spare: 0,
+            own_buffers,
         }
     }
 
@@ -346,7 +351,10 @@ impl Reader<'_> {
                 return Err(Stopped);
             }
             let end = start.saturating_add(chunk).min(len);
-            let buf = self.take()?;
+            let buf = match self.own_buffers {
+                true => None,
+                false => Some(self.take()?),
+            };
             let range = ByteRange {
                 file: Arc::clone(&file),
                 start,

@@ -27,7 +27,8 @@ enum Collect {
 pub(super) struct Writer<'a, 's> {
     pub opts: &'a Options,
     pub sinks: Sinks<'s>,
-    /// Input buffers go back to the reader's pool, results to the workers.
+    /// Input buffers go back to the reader's pool (those the workers did
+    /// not send back themselves), results to the workers.
     pub free: Sender<Vec<u8>>,
     pub out_free: Sender<Box<PieceOut>>,
     pub raw_read: &'a AtomicU64,
@@ -180,7 +181,12 @@ impl<'a, 's> Writer<'a, 's> {
         Ok(())
     }
 
-    fn piece(&mut self, buf: Vec<u8>, mut result: Box<PieceOut>, ctx: &FileCtx) -> io::Result<()> {
+    fn piece(
+        &mut self,
+        buf: Option<Vec<u8>>,
+        mut result: Box<PieceOut>,
+        ctx: &FileCtx,
+    ) -> io::Result<()> {
         if !self.summary.output_closed {
             let written = match &mut self.collect {
                 Collect::Distinct(d) => result.distinct.iter().try_for_each(|u| {
@@ -219,12 +225,9 @@ impl<'a, 's> Writer<'a, 's> {
         }
         result.clear();
         let _ = self.out_free.send(result);
-        let mut buf = buf;
-        if buf.capacity() > 2 * self.opts.chunk_len + 2 * super::worker::RANGE_OVERHANG {
-            // Grown for one long line: give the memory back.
-            buf = Vec::new();
+        if let Some(buf) = buf {
+            let _ = super::worker::give_back(buf, Some(&self.free), self.opts.chunk_len);
         }
-        let _ = self.free.try_send(buf);
         Ok(())
     }
 
