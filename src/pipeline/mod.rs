@@ -396,10 +396,9 @@ mod tests {
                 return;
             }
             s.taken = true;
-            let (s, waited) = wake
+            let (mut s, waited) = wake
                 .wait_timeout_while(s, Duration::from_secs(20), |s| s.pieces < PIECES)
                 .unwrap();
-            let mut s = s;
             s.timed_out = waited.timed_out();
         }
 

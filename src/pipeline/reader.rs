@@ -40,7 +40,10 @@ pub(super) struct Reader<'a> {
     /// for, or the pool shrinks by one per input until the reader waits
     /// forever. The reader counts them and uses a new empty buffer instead
     /// of waiting for one. (Not by sending to the pool itself: holding a
-    /// sender would keep `recv` from failing when the writer has stopped.)
+    /// sender would keep `recv` from failing when the writer has stopped.
+    /// The workers of a run into sinks hold senders, but each gives its
+    /// buffer back before it hands its piece to the writer, and stops when
+    /// the writer is gone, so a waiting `recv` still gets a buffer or fails.)
     spare: usize,
     /// The workers read byte ranges into buffers of their own (a run into
     /// sinks: `worker::work`): ranges go out without one from the pool.

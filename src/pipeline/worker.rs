@@ -1326,8 +1326,8 @@ pub(super) fn give_back(
     };
     match free {
         Some(free) => {
-            // Full only when the reader stopped: the pool never holds more
-            // buffers than it was given.
+            // Fails only when the reader is gone: the pool never holds
+            // more buffers than it was given, so it is never full.
             let _ = free.try_send(buf);
             None
         }
