@@ -1,7 +1,8 @@
 //! Inputs: where lines come from ([`Source`]) and how they are compressed
 //! ([`Compression`]). The pipeline reads each input one of two ways: a
 //! regular uncompressed file as byte ranges that the workers read
-//! themselves with positioned reads (`input/range.rs`), anything else
+//! themselves, mapped into memory (`input/mapped.rs`) or with positioned
+//! reads (`input/range.rs`, `--no-mmap`), anything else
 //! (pipes, stdin, decompressors) opened and cut into pieces of whole lines
 //! on the reader thread (`input/stream.rs`, `input/chunk.rs`); all three
 //! are crate-internal. [`follow`] reads a file as it grows, as `tail -F`
@@ -12,16 +13,16 @@
 //! `cat a.gz b.gz` or `logrotate` make them), zstd, xz and bzip2 (all
 //! streams of a multi-stream file, for each). Other compressions that have
 //! magic bytes (lz4, zip, 7z, ...) are named in the input's error, with
-//! the command that decompresses them. Everything is read with
-//! `read()` or `pread()` into a few reused buffers rather than memory-mapped: the page
-//! cache serves plain files at several GB/s either way, reading works for
-//! files, pipes and decompressors alike, and the resident memory stays at the
-//! buffers in flight instead of growing with the touched pages of the map.
+//! the command that decompresses them. Pipes and decompressors are read
+//! with `read()` into a few reused buffers; a regular file's byte ranges are
+//! each mapped on their own and unmapped once read, so the resident memory
+//! stays at the ranges in flight instead of growing with the file.
 
 use std::path::PathBuf;
 
 mod chunk;
 pub mod follow;
+pub(crate) mod mapped;
 pub(crate) mod range;
 pub(crate) mod stream;
 

@@ -1,8 +1,9 @@
 //! Byte ranges: a regular file is read by the workers themselves, range by
-//! range (`input::range`), while a compressed file goes through the reader
-//! thread's chunker. Both must give the same output, `--rejects` lines,
-//! diagnostics and counts, whatever the piece size, the thread count, the
-//! line limit and the mode.
+//! range, from maps of the file (`input::mapped`) or with `pread`
+//! (`input::range`, `--no-mmap`), while a compressed file goes through the
+//! reader thread's chunker. All three must give the same output, `--rejects`
+//! lines, diagnostics and counts, whatever the piece size, the thread
+//! count, the line limit and the mode.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -101,18 +102,91 @@ fn ranges_give_what_the_chunker_gives() {
                 max_diagnostics: 5,
                 ..Options::default()
             };
-            let by_ranges = run(&plain, &opts);
             let by_chunker = run(&gz, &opts);
-            let what = format!("{mode:?}, chunk {chunk_len}, max line {max_line}, -j {threads}");
-            assert_eq!(by_ranges.3, by_chunker.3, "{what}");
-            assert_eq!(by_ranges.1, by_chunker.1, "--rejects: {what}");
-            assert_eq!(by_ranges.2, by_chunker.2, "diagnostics: {what}");
-            assert!(by_ranges.0 == by_chunker.0, "output differs: {what}");
-            assert!(!by_ranges.0.is_empty() && !by_ranges.1.is_empty(), "{what}");
-            runs += 1;
+            for mmap in [true, false] {
+                let by_ranges = run(
+                    &plain,
+                    &Options {
+                        mmap,
+                        ..opts.clone()
+                    },
+                );
+                let what = format!(
+                    "{mode:?}, chunk {chunk_len}, max line {max_line}, -j {threads}, mmap {mmap}"
+                );
+                assert_eq!(by_ranges.3, by_chunker.3, "{what}");
+                assert_eq!(by_ranges.1, by_chunker.1, "--rejects: {what}");
+                assert_eq!(by_ranges.2, by_chunker.2, "diagnostics: {what}");
+                assert!(by_ranges.0 == by_chunker.0, "output differs: {what}");
+                assert!(!by_ranges.0.is_empty() && !by_ranges.1.is_empty(), "{what}");
+                runs += 1;
+            }
         }
     }
-    assert_eq!(runs, 20);
+    assert_eq!(runs, 40);
+}
+
+/// Mapped and read with `pread`, a file gives the same: lines straddling
+/// the ends of 4 KiB pieces, lines running more than the map's 16 KiB past
+/// their range's end (read with `pread` then) and longer than the line
+/// limit, a file without a last line end, an empty file.
+#[test]
+fn mapped_and_read_files_give_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut long = Vec::new();
+    for i in 0..400 {
+        long.extend_from_slice(format!("https://a.example/{i}/").as_bytes());
+        let len = match i % 40 {
+            3 => 20_000,
+            17 => 70_000,
+            _ => i * 7 % 300,
+        };
+        long.extend(std::iter::repeat_n(b'x', len));
+        long.extend_from_slice(if i.is_multiple_of(9) {
+            &b"\r\n"[..]
+        } else {
+            b"\n"
+        });
+    }
+    let mut no_end = long.clone();
+    no_end.extend_from_slice(b"https://last.example/no-line-end");
+    let files = [
+        ("long.txt", long),
+        ("no-end.txt", no_end),
+        ("one.txt", b"https://one.example/a/../b".to_vec()),
+        ("empty.txt", Vec::new()),
+    ];
+    for (name, data) in files {
+        let path = write(dir.path(), name, &data);
+        for (chunk_len, max_line, threads) in
+            [(4096, 1 << 20, 1), (4096, 30_000, 2), (100, 1024, 2)]
+        {
+            for mode in [Mode::Records, Mode::Count] {
+                let opts = Options {
+                    format: Some(LogFormat::Plain),
+                    mode,
+                    chunk_len,
+                    max_line,
+                    threads,
+                    rejects: true,
+                    ..Options::default()
+                };
+                let mapped = run(&path, &opts);
+                let read = run(
+                    &path,
+                    &Options {
+                        mmap: false,
+                        ..opts
+                    },
+                );
+                let what = format!("{name}, {mode:?}, chunk {chunk_len}, max line {max_line}");
+                assert_eq!(mapped, read, "{what}");
+                if !data.is_empty() {
+                    assert!(!mapped.0.is_empty(), "{what}");
+                }
+            }
+        }
+    }
 }
 
 #[test]

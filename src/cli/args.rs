@@ -57,6 +57,16 @@ pub(crate) struct Cli {
     #[arg(long, help_heading = "Input")]
     pub(crate) follow: bool,
 
+    /// Read files with read calls, not memory maps.
+    ///
+    /// A regular uncompressed file is read by mapping it into memory, which
+    /// spares the copy out of the page cache. A file truncated while it is
+    /// read (logrotate's copytruncate of the log being read) then ends the
+    /// run with SIGBUS; with --no-mmap the run reports that the file shrank
+    /// and goes on.
+    #[arg(long, help_heading = "Input", hide_short_help = true)]
+    pub(crate) no_mmap: bool,
+
     /// Read only the files of directories that match GLOB.
     ///
     /// `!GLOB`: not. `*.gz`, `access.log*`, `!*.tmp`, as ripgrep's -g; may be repeated,

@@ -149,6 +149,7 @@ pub(crate) fn options(cli: &Cli) -> Result<Options, String> {
         key: cli.key,
         threads,
         max_line: cli.max_line_len,
+        mmap: !cli.no_mmap,
         rejects: cli.rejects.is_some(),
         header: cli.header,
         max_diagnostics: if cli.quiet {

@@ -51,6 +51,9 @@ pub(super) struct ByteRange {
     pub(super) end: u64,
     /// The file's length when it was opened: no range reads past it.
     pub(super) file_len: u64,
+    /// The range's bytes mapped, for the worker to read in place; `None`:
+    /// it reads them with `pread` (`--no-mmap`, or the map failed).
+    pub(super) map: Option<crate::input::mapped::MappedRange>,
 }
 
 pub(super) enum Event {
@@ -71,6 +74,10 @@ pub(super) enum Done {
         buf: Option<Vec<u8>>,
         result: Box<PieceOut>,
         ctx: Arc<FileCtx>,
+        /// The map the piece was read from, for the writer to unmap: the
+        /// page tables' teardown then runs off the worker, which with
+        /// `-j 1` is the run's critical path.
+        map: Option<crate::input::mapped::MappedRange>,
     },
     Event {
         seq: u64,

@@ -137,6 +137,12 @@ pub struct Options {
     pub threads: usize,
     /// Bytes per piece.
     pub chunk_len: usize,
+    /// Read the byte ranges of a regular uncompressed file (not followed)
+    /// from maps of the file rather than with `pread` (`--no-mmap` turns
+    /// it off): no copy out of the page cache. A file truncated while a
+    /// range of it is read then ends the process with `SIGBUS` instead of
+    /// an error (see `input/mapped.rs`).
+    pub mmap: bool,
     /// Longest line read; longer lines are rejected.
     pub max_line: usize,
     /// Collect `--rejects` lines.
@@ -196,6 +202,7 @@ impl Default for Options {
             key: false,
             threads: 1,
             chunk_len: DEFAULT_CHUNK_LEN,
+            mmap: true,
             max_line: DEFAULT_MAX_LINE,
             rejects: false,
             max_diagnostics: 20,

@@ -10,6 +10,7 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::stats::{FileReport, SkippedInput, Stats};
 use super::{ByteRange, Event, FileCtx, Job, Mode, Options, OutputFormat};
+use crate::input::mapped::MappedRange;
 use crate::input::{self, Chunker, Input, Piece, Source};
 use crate::log::detect::{detect_input, Undetected};
 use crate::log::LogFormat;
@@ -358,11 +359,18 @@ impl Reader<'_> {
                 true => None,
                 false => Some(self.take()?),
             };
+            // Mapped here, with its pages populated, while the workers read
+            // the ranges before it: see `input/mapped.rs`.
+            let map = match self.opts.mmap {
+                true => MappedRange::new(&file, start, end, len),
+                false => None,
+            };
             let range = ByteRange {
                 file: Arc::clone(&file),
                 start,
                 end,
                 file_len: len,
+                map,
             };
             let ctx = Arc::clone(ctx);
             self.send(|seq| Job::Range {

@@ -1398,6 +1398,7 @@ impl Worker {
                         buf: give_back(buf, free.as_ref(), chunk_len),
                         result,
                         ctx,
+                        map: None,
                     }
                 }
                 Job::Range {
@@ -1422,6 +1423,7 @@ impl Worker {
                         buf,
                         result,
                         ctx,
+                        map: range.map,
                     }
                 }
             };
@@ -1470,8 +1472,9 @@ impl Worker {
         }
     }
 
-    /// Reads a byte range of a file into `buf` and processes its lines;
-    /// returns the buffer, as [`read_piece`](Self::read_piece) does.
+    /// Processes the lines of a byte range of a file, read in place from
+    /// its map, or else read into `buf`; returns the buffer, as
+    /// [`read_piece`](Self::read_piece) does.
     fn read_range(
         &mut self,
         ctx: &FileCtx,
@@ -1480,6 +1483,13 @@ impl Worker {
         result: &mut PieceOut,
     ) -> Vec<u8> {
         let (start, end, len) = (range.start, range.end, range.file_len);
+        let mapped = range.map.as_ref();
+        if let Some(lines) = mapped.and_then(|map| map.owned_lines(&range.file, start, end, len)) {
+            result.stats.bytes += lines.len() as u64;
+            result.out.reserve(lines.len() + lines.len() / 4);
+            self.piece(ctx, lines, 0, None, result);
+            return buf;
+        }
         // Room for the range and its last line's usual overhang, once:
         // growing the buffer a read at a time would double it past what
         // the writer keeps, and zero it again on every range.

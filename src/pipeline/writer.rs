@@ -91,7 +91,7 @@ impl<'a, 's> Writer<'a, 's> {
         let mut waiting: BTreeMap<u64, Done> = BTreeMap::new();
         let mut next = 0u64;
         loop {
-            let msg = match done.try_recv() {
+            let mut msg = match done.try_recv() {
                 Ok(msg) => msg,
                 Err(_) => {
                     // Nothing ready: the input is slower than we are (a pipe
@@ -107,6 +107,11 @@ impl<'a, 's> Writer<'a, 's> {
                     }
                 }
             };
+            if let Done::Piece { map, .. } = &mut msg {
+                // Unmapped as soon as the worker is done with it (see
+                // `Done::Piece::map`), not when its turn to be written comes.
+                drop(map.take());
+            }
             waiting.insert(msg.seq(), msg);
             while let Some(msg) = waiting.remove(&next) {
                 next += 1;
