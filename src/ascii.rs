@@ -81,7 +81,7 @@ pub fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
 /// are compared as two words of 2, 4 or 8 bytes that may overlap, `s`'s
 /// lower-cased: four or five instructions a byte less than the byte loop,
 /// which lower-cases both sides a byte at a time.
-#[inline]
+#[inline(always)]
 pub fn eq_lower_ignore_case(s: &[u8], lower: &[u8]) -> bool {
     debug_assert!(!lower.iter().any(u8::is_ascii_uppercase));
     let len = s.len();

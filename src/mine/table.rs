@@ -564,7 +564,9 @@ impl SummaryTable {
         let len = self.rows.len();
         let most = (self.limit / ROW_COST + 1).min(MOST_ROWS_ROOM);
         if len >= ROWS_BEFORE_ROOM && most > len {
-            self.rows.reserve_exact(most - len);
+            // Only room: when the address space is refused (a strict
+            // overcommit policy), the rows go on doubling as before.
+            let _ = self.rows.try_reserve_exact(most - len);
         }
     }
 
