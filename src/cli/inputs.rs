@@ -15,7 +15,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Write};
 use std::sync::Arc;
 
 use canonurl::input::Source;
@@ -284,9 +284,12 @@ pub(crate) fn hint_terminal_stdin(cli: &Cli, sources: &[Source], what: &str) {
         && !cli.quiet
         && cli.files_from.is_none()
     {
-        eprintln!(
-            "{what}: reading log lines from the terminal; end with Ctrl-D, or give a FILE (--help)"
+        // One write: `eprintln!` writes the name and the rest apart, and
+        // text typed meanwhile is echoed between them.
+        let hint = format!(
+            "{what}: reading log lines from the terminal; end with Ctrl-D, or give a FILE (--help)\n"
         );
+        let _ = io::stderr().write_all(hint.as_bytes());
     }
 }
 
