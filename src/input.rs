@@ -24,6 +24,8 @@ mod chunk;
 pub mod follow;
 pub(crate) mod mapped;
 pub(crate) mod range;
+#[cfg(unix)]
+mod sigbus;
 pub(crate) mod stream;
 
 pub(crate) use chunk::{Chunker, Piece, TOO_LONG_HEAD};

@@ -20,13 +20,16 @@
 //! over whole; the worker rejects them by their length as it rejects the
 //! heads that `pread` keeps of them.
 //!
-//! The risk of a map: a file truncated while a worker reads its map kills
-//! the process (`SIGBUS` on the pages past the new end), where `pread`
-//! reports that the file shrank. The worker looks at the file's length just
-//! before it reads a map and takes `pread` when the file got shorter, so
-//! only a truncation inside the reading of one range (about a millisecond)
-//! is fatal: `logrotate`'s `copytruncate` of the log being read, at that
-//! moment. `--no-mmap` avoids it altogether.
+//! The risk of a map: a file truncated while a worker reads its map
+//! (`logrotate`'s `copytruncate` of the log being read) leaves pages of the
+//! map past the file's new end, and reading one raises `SIGBUS`, which
+//! would kill the process. The worker looks at the file's length just
+//! before it reads a map and takes `pread` when the file got shorter; a
+//! truncation during the read itself (about a millisecond a range) is
+//! caught by [`super::sigbus`]: the page reads as zeros and
+//! [`MappedRange::faulted`] tells the worker, which reads the range again
+//! with `pread` (that reports the shrink) or, where the range's rows
+//! already went to a table, reports it. `--no-mmap` reads without maps.
 #![allow(unsafe_code)]
 
 use std::fs::File;
@@ -40,6 +43,11 @@ pub(crate) const TAIL: u64 = 16 * 1024;
 
 /// The bytes of a regular file that one range needs, mapped.
 pub(crate) struct MappedRange {
+    /// The map's place in the `SIGBUS` handler's table. Declared before
+    /// `map` so that it is dropped (the slot freed) before the map is
+    /// unmapped: a slot never names addresses that another map may reuse.
+    #[cfg(unix)]
+    guard: super::sigbus::Registered,
     map: Mmap,
     /// File offset of `map[0]`.
     at: u64,
@@ -81,13 +89,40 @@ impl MappedRange {
         // - A file truncated below the map's end makes reading its pages
         //   past the new end raise `SIGBUS`: `owned_lines` looks at the
         //   file's length before it reads any byte of the map and gives
-        //   `None` when it is shorter, so only a truncation while one range
-        //   is read is fatal (the module's doc; `--no-mmap` reads without
-        //   maps).
+        //   `None` when it is shorter, and a truncation while the range is
+        //   read is caught by the handler the map is registered with below
+        //   (its pages past the end read as zeros; `faulted` says so). On
+        //   other systems a mapped file cannot be truncated.
         // The map is unmapped when `self` is dropped; the slices
         // `owned_lines` gives borrow `self`, so none outlives it.
         let map = unsafe { MmapOptions::new().offset(at).len(len).populate().map(file) }.ok()?;
-        Some(MappedRange { map, at })
+        // Registered before any byte is read; without a slot (or the
+        // handler), no map: the range is read with `pread`.
+        #[cfg(unix)]
+        let guard = super::sigbus::Registered::new(map.as_ptr(), map.len())?;
+        Some(MappedRange {
+            #[cfg(unix)]
+            guard,
+            map,
+            at,
+        })
+    }
+
+    /// Whether a page of the map was read past the file's end since it was
+    /// made (as zeros: the file was truncated while the range was read):
+    /// what was read from it is not the file's.
+    pub(crate) fn faulted(&self) -> bool {
+        #[cfg(unix)]
+        return self.guard.faulted();
+        #[cfg(not(unix))]
+        false
+    }
+
+    /// Marks the map as read past a truncation, for tests of what the
+    /// worker does then (the race itself is hard to time in a test).
+    #[cfg(all(test, unix))]
+    pub(crate) fn set_faulted_for_test(&self) {
+        self.guard.set_faulted_for_test();
     }
 
     /// The lines that the range `start..end` owns (as
@@ -245,6 +280,35 @@ mod tests {
         assert!(MappedRange::new(&file, 0, 8, 0).is_none());
         let empty = temp_file(b"");
         assert!(MappedRange::new(&empty, 0, 1, 0).is_none());
+    }
+
+    /// A file truncated after its range was mapped (and looked at): the
+    /// pages past the new end read as zeros instead of killing the process
+    /// with `SIGBUS`, and the map says it was read past the end; another
+    /// map, read whole, does not.
+    #[test]
+    fn a_map_read_past_a_truncation_reads_zeros_and_says_so() {
+        let page = 4096;
+        let data = vec![b'a'; 5 * page];
+        let file = temp_file(&data);
+        let other = temp_file(&data);
+        let len = data.len() as u64;
+        let map = MappedRange::new(&file, 0, len, len).unwrap();
+        let kept = MappedRange::new(&other, 0, len, len).unwrap();
+        let lines = map.owned_lines(&file, 0, len, len).unwrap();
+        assert!(!map.faulted());
+        // What a `copytruncate` does while the worker reads.
+        file.set_len(page as u64 + 10).unwrap();
+        let read: Vec<u8> = lines.to_vec();
+        assert!(read[..page + 10].iter().all(|&b| b == b'a'));
+        assert!(read[2 * page..].iter().all(|&b| b == 0));
+        assert!(map.faulted());
+        let read: Vec<u8> = kept.owned_lines(&other, 0, len, len).unwrap().to_vec();
+        assert!(read == data && !kept.faulted());
+        // A later map of the same bytes starts with its flag down.
+        drop(map);
+        let again = MappedRange::new(&other, 0, len, len).unwrap();
+        assert!(!again.faulted());
     }
 
     #[test]

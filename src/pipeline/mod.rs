@@ -140,8 +140,8 @@ pub struct Options {
     /// Read the byte ranges of a regular uncompressed file (not followed)
     /// from maps of the file rather than with `pread` (`--no-mmap` turns
     /// it off): no copy out of the page cache. A file truncated while a
-    /// range of it is read then ends the process with `SIGBUS` instead of
-    /// an error (see `input/mapped.rs`).
+    /// range of it is read is reported as with `pread` (the maps' `SIGBUS`
+    /// is caught: `input/sigbus.rs`).
     pub mmap: bool,
     /// Longest line read; longer lines are rejected.
     pub max_line: usize,
@@ -422,6 +422,15 @@ mod tests {
         fn done(self: Box<Self>) {}
     }
 
+    /// A file of `n` URLs, one a line, in a new temporary directory.
+    fn url_file(n: usize) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("urls.txt");
+        let lines: String = (0..n).map(|i| format!("http://a.example/{i}\n")).collect();
+        std::fs::write(&path, lines).unwrap();
+        (dir, path)
+    }
+
     /// In a run into sinks, a worker held up on a piece does not hold up
     /// the others: they go on through the rest of the input. (When the
     /// buffers went back through the writer in input order, the other
@@ -429,12 +438,7 @@ mod tests {
     /// one was done.)
     #[test]
     fn a_held_worker_does_not_hold_up_the_others() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("urls.txt");
-        let lines: String = (0..20_000)
-            .map(|i| format!("http://a.example/{i}\n"))
-            .collect();
-        std::fs::write(&path, lines).unwrap();
+        let (_dir, path) = url_file(20_000);
         let shared = Arc::new((Mutex::new(Shared::default()), Condvar::new()));
         let make = || -> Box<dyn RecordSink> {
             Box::new(HoldingSink {
@@ -460,5 +464,67 @@ mod tests {
         let s = shared.0.lock().unwrap();
         assert!(s.pieces >= PIECES, "{} pieces", s.pieces);
         assert!(!s.timed_out);
+    }
+
+    /// A sink that truncates its file when it gets the record of one URL:
+    /// as `logrotate`'s `copytruncate` would, while the worker reads the
+    /// range's map.
+    #[cfg(unix)]
+    struct TruncatingSink {
+        path: std::path::PathBuf,
+        at: &'static [u8],
+    }
+
+    #[cfg(unix)]
+    impl RecordSink for TruncatingSink {
+        fn record(&mut self, url: &[u8], _line: &[u8], _info: &Info) {
+            if url.ends_with(self.at) {
+                let file = std::fs::OpenOptions::new().write(true).open(&self.path);
+                file.unwrap().set_len(0).unwrap();
+            }
+        }
+
+        fn done(self: Box<Self>) {}
+    }
+
+    /// A file truncated while a worker reads a range of it from a map does
+    /// not end the process with `SIGBUS`: the run reports that it shrank,
+    /// naming the bytes read from the map.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_truncated_while_its_map_is_read_is_reported() {
+        let (_dir, path) = url_file(20_000);
+        let make = || -> Box<dyn RecordSink> {
+            Box::new(TruncatingSink {
+                path: path.clone(),
+                // In the third 16 KiB range (the reader reads the first
+                // piece itself).
+                at: b"/2000",
+            })
+        };
+        let opts = Options {
+            format: Some(LogFormat::Plain),
+            threads: 1,
+            chunk_len: 16 * 1024,
+            ..Options::default()
+        };
+        assert!(opts.mmap);
+        let (mut out, mut diag) = (Vec::new(), Vec::new());
+        let sinks = Sinks {
+            out: &mut out,
+            rejects: None,
+            diag: &mut diag,
+            progress: None,
+        };
+        let summary = run_into(&[Source::Path(path.clone())], &opts, sinks, &make).unwrap();
+        let error = summary.files[0].error.as_deref().unwrap_or("");
+        assert!(
+            error.contains("shrank") && error.contains("memory map"),
+            "{error}"
+        );
+        assert!(summary.stats.lines < 20_000);
+        // Said once, though every later range fails alike.
+        let diag = String::from_utf8(diag).unwrap();
+        assert_eq!(diag.matches("shrank").count(), 1, "{diag}");
     }
 }

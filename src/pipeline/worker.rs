@@ -1484,11 +1484,29 @@ impl Worker {
     ) -> Vec<u8> {
         let (start, end, len) = (range.start, range.end, range.file_len);
         let mapped = range.map.as_ref();
-        if let Some(lines) = mapped.and_then(|map| map.owned_lines(&range.file, start, end, len)) {
+        if let Some((map, lines)) =
+            mapped.and_then(|map| Some((map, map.owned_lines(&range.file, start, end, len)?)))
+        {
             result.stats.bytes += lines.len() as u64;
             result.out.reserve(lines.len() + lines.len() / 4);
             self.piece(ctx, lines, 0, None, result);
-            return buf;
+            if !map.faulted() {
+                return buf;
+            }
+            // The file was truncated while the range was read: pages past
+            // its new end read as zeros (`input/sigbus.rs`). The piece's
+            // rows are dropped and the range read again with `pread`, which
+            // reads what is left and reports the shrink; a summary's rows
+            // are in the worker's table already, so that run says so.
+            if matches!(self.sink, Some(RunSink::Summary(_))) {
+                result.error = Some(format!(
+                    "the file shrank while bytes {start}..{end} of it were read from a memory \
+                     map: the lines of those bytes past its new end were read as zero bytes \
+                     (--no-mmap reads with read calls, which stop at the end)"
+                ));
+                return buf;
+            }
+            result.clear();
         }
         // Room for the range and its last line's usual overhang, once:
         // growing the buffer a read at a time would double it past what
@@ -1519,5 +1537,60 @@ impl Worker {
             Err(e) => result.error = Some(format!("read error at byte {start}: {e}")),
         }
         buf
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::input::mapped::MappedRange;
+    use std::io::Write;
+
+    /// A range whose map was read past a truncation (its flag up) is read
+    /// again with `pread`: the piece's rows once, not the map's and then
+    /// the read's.
+    #[test]
+    fn a_range_whose_map_faulted_is_read_again_with_pread() {
+        let data: String = (0..3000)
+            .map(|i| format!("http://a.example/{i}\n"))
+            .collect();
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(data.as_bytes()).unwrap();
+        let file = Arc::new(file);
+        let len = data.len() as u64;
+        let opts = Options {
+            format: Some(LogFormat::Plain),
+            ..Options::default()
+        };
+        let mut worker = Worker::new(Arc::new(opts));
+        let ctx = FileCtx {
+            id: 0,
+            name: "urls".into(),
+            format: LogFormat::Plain,
+            json_paths: None,
+        };
+        let mut read = |faulted: bool| {
+            let map = MappedRange::new(&file, 0, len, len).unwrap();
+            if faulted {
+                map.set_faulted_for_test();
+            }
+            let range = super::super::ByteRange {
+                file: Arc::clone(&file),
+                start: 0,
+                end: len,
+                file_len: len,
+                map: Some(map),
+            };
+            let mut out = PieceOut::default();
+            worker.read_range(&ctx, &range, Vec::new(), &mut out);
+            out
+        };
+        let (mapped, reread) = (read(false), read(true));
+        assert_eq!(mapped.stats.lines, 3000);
+        assert!(mapped.out.len() > data.len() / 2);
+        assert!(reread.out == mapped.out);
+        assert_eq!(reread.stats.lines, mapped.stats.lines);
+        assert_eq!(reread.stats.bytes, len);
+        assert!(reread.error.is_none());
     }
 }
