@@ -83,8 +83,28 @@ fn www(url: &mut InPlace<'_>, s: &mut Scratch, fired: &mut RuleMask) {
 }
 
 /// How many bytes at the start of the host `h` the `www` rule removes.
-#[inline]
+/// Out of line, with the common case told without a call: one `www.` (or
+/// `wwwN.`) label before a name that `psl::surely_has_domain` answers. So
+/// it saves no registers, and the fused rules, which save theirs around
+/// one call as they did around `psl::has_domain`'s, carry none of its
+/// tests (kasztp `aggressive`: see BENCHMARKS.md, issue 32, branch
+/// `www32`). Any other host: [`www_len_searched`], a tail call.
+#[inline(never)]
 fn www_len(h: &[u8]) -> usize {
+    let Some(rest) = after_www_label(h) else {
+        return 0;
+    };
+    let name = rest.strip_suffix(b".").unwrap_or(rest);
+    // `rest` starting with `www` may lose a label more.
+    if rest.first() != Some(&b'.') && !rest.starts_with(b"www") && psl::surely_has_domain(name) {
+        return h.len() - rest.len();
+    }
+    www_len_searched(h)
+}
+
+/// [`www_len`] label by label, each asked of `psl::has_domain`.
+#[inline(never)]
+fn www_len_searched(h: &[u8]) -> usize {
     let mut rest = h;
     while let Some(r) = strip_www(rest) {
         rest = r;
@@ -122,20 +142,7 @@ pub(crate) fn plan(cfg: &Config, h: &[u8], fired: &mut RuleMask) -> Option<usize
 /// `www.co.uk` → `co.uk` (a public suffix) nor `www1355544.com` → `com`.
 #[inline]
 fn strip_www(h: &[u8]) -> Option<&[u8]> {
-    // Byte by byte: most hosts fail at the first test, and the others are
-    // asked about once or twice per URL (`aggressive`, about 30 a URL less
-    // on `kasztp.txt` than slices' `strip_prefix` and an iterator).
-    if h.len() < 4 || h[0] != b'w' || h[1] != b'w' || h[2] != b'w' {
-        return None;
-    }
-    let mut i = 3;
-    while i < h.len() && h[i].is_ascii_digit() {
-        i += 1;
-    }
-    if h.get(i) != Some(&b'.') {
-        return None;
-    }
-    let rest = &h[i + 1..];
+    let rest = after_www_label(h)?;
     // `www..example.com`: an empty label is not a registrable domain's start.
     if rest.first() == Some(&b'.') {
         return None;
@@ -143,4 +150,115 @@ fn strip_www(h: &[u8]) -> Option<&[u8]> {
     // No domain when `rest` is a public suffix (or a single label such as
     // `localhost`): then `www` is the registrable part.
     psl::has_domain(rest.strip_suffix(b".").unwrap_or(rest)).then_some(rest)
+}
+
+/// What follows a first label `www` or `wwwN` (digits) of `h` and its dot.
+#[inline(always)]
+fn after_www_label(h: &[u8]) -> Option<&[u8]> {
+    // The first four bytes at once: most hosts fail this test, and most
+    // that pass it start with `www.` itself (no digits to skip).
+    const WWW_DOT: u32 = u32::from_le_bytes(*b"www.");
+    const WWW: u32 = WWW_DOT & 0x00FF_FFFF;
+    let first = u32::from_le_bytes(*h.first_chunk::<4>()?);
+    if first == WWW_DOT {
+        return Some(&h[4..]);
+    }
+    if first & 0x00FF_FFFF != WWW {
+        return None;
+    }
+    // `www12.`: the digits, then the dot.
+    let mut i = 3;
+    while i < h.len() && h[i].is_ascii_digit() {
+        i += 1;
+    }
+    if h.get(i) != Some(&b'.') {
+        return None;
+    }
+    Some(&h[i + 1..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{psl, www_len};
+
+    /// `www_len` as it was written before its four-byte test and its
+    /// common case: a byte at a time, `www`, the digits, the dot, and
+    /// `psl::has_domain`.
+    fn www_len_bytewise(h: &[u8]) -> usize {
+        let mut rest = h;
+        loop {
+            if rest.len() < 4 || rest[0] != b'w' || rest[1] != b'w' || rest[2] != b'w' {
+                break;
+            }
+            let mut i = 3;
+            while i < rest.len() && rest[i].is_ascii_digit() {
+                i += 1;
+            }
+            if rest.get(i) != Some(&b'.') {
+                break;
+            }
+            let r = &rest[i + 1..];
+            if r.first() == Some(&b'.') || !psl::has_domain(r.strip_suffix(b".").unwrap_or(r)) {
+                break;
+            }
+            rest = r;
+        }
+        h.len() - rest.len()
+    }
+
+    /// `www_len` (its four-byte test, its common case answered by
+    /// `psl::surely_has_domain`) cuts what the byte-wise loop cut, on
+    /// hand-made hosts around its edges and on the url-dataset lists' hosts.
+    #[test]
+    fn www_len_cuts_what_the_bytewise_test_cut() {
+        let mut hosts: Vec<Vec<u8>> = [
+            "www",
+            "www.",
+            "www1",
+            "www1.",
+            "www.com",
+            "www.co.uk",
+            "www1355544.com",
+            "www..example.com",
+            "www.example.com",
+            "www.example.com.",
+            "www12.example.co.uk",
+            "www.www.example.com",
+            "www.www1.www.a.b",
+            "wwwexample.com",
+            "ww.example.com",
+            "www-1.example.com",
+            "www.x",
+            "www.localhost",
+            "www.a..b",
+        ]
+        .iter()
+        .map(|h| h.as_bytes().to_vec())
+        .collect();
+        let data =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/url-dataset");
+        for f in ["kasztp", "userbait", "node_files", "isaacs_files"] {
+            if let Ok(bytes) = std::fs::read(data.join(format!("{f}.txt"))) {
+                for l in bytes.split(|&b| b == b'\n') {
+                    let Some(a) = l.windows(3).position(|w| w == b"://") else {
+                        continue;
+                    };
+                    let h = &l[a + 3..];
+                    let end = h
+                        .iter()
+                        .position(|&b| b"/:?#".contains(&b))
+                        .unwrap_or(h.len());
+                    hosts.push(h[..end].to_ascii_lowercase());
+                }
+            }
+        }
+        let mut cut = 0;
+        for h in &hosts {
+            let n = www_len(h);
+            assert_eq!(n, www_len_bytewise(h), "{}", h.escape_ascii());
+            cut += usize::from(n > 0);
+        }
+        // Some hosts lost their `www.` (or the test compared nothing).
+        assert!(cut > 10, "{cut}");
+    }
 }

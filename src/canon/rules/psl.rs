@@ -416,34 +416,53 @@ fn kinds_from(name: &[u8], mut i: usize) -> u8 {
 
 /// Whether `name` (a lower-case host, without `www.`) has a registrable
 /// domain: what `psl::domain(name).is_some()` says (the `psl` crate strips
-/// one trailing dot itself).
+/// one trailing dot itself). [`surely_has_domain`], then the search.
 ///
 /// Out of line: inlined into the `www` rule, the fused rules' registers
 /// saved around it cost more than the call (kasztp `aggressive` 734.4 →
 /// 759.6 a URL, `benches/guard.sh`).
 #[inline(never)]
 pub(crate) fn has_domain(name: &[u8]) -> bool {
-    // The two words the hash reads ([`hash_of`]) hold every byte of a name
-    // of four to sixteen bytes (most hosts' names without `www.`): its first
-    // dot is found in them, with no loop and no load more. The other names
-    // out of line: with their loop here, every call saved six registers.
+    surely_has_domain(name) || has_domain_searched(name)
+}
+
+/// `true` when [`has_domain`] says `true` and the two words the hash reads
+/// ([`hash_of`]) tell it, with no call: a name of four to sixteen bytes
+/// (most hosts' names without `www.`) holds its first dot in them, and most
+/// names are not in the table and their parent names no wildcard rule.
+/// `false`: ask [`has_domain`]. Inlined into the `www` rule's function
+/// (`host::www_len`), which then calls nothing for most hosts, and so saves
+/// no registers.
+#[inline(always)]
+pub(crate) fn surely_has_domain(name: &[u8]) -> bool {
     let len = name.len();
     let (a, b, width) = if len >= 8 {
         (word8(name, 0), word8(name, len - 8), 8)
     } else if len >= 4 {
         (word4(name, 0), word4(name, len - 4), 4)
     } else {
-        return has_domain_searched(name);
+        return false;
     };
     let dot = match dot_in_words(a, b, len, width) {
         Some(Some(dot)) => dot,
-        Some(None) => return crate_has_domain(name),
-        None => return has_domain_searched(name),
+        Some(None) => return false,
+        // A first label of eight bytes or more in a name of more than
+        // sixteen (`somecompany.com`, 14 % of kasztp's `www.` hosts): the
+        // bytes after the first word searched here, not by a call.
+        None => match first_dot_from(name, 8) {
+            Some(dot) => dot,
+            None => return false,
+        },
     };
-    has_domain_at(name, dot, hash_words(a, b, len))
+    // The table's case: two labels or more, the first one not empty, no
+    // trailing dot (see [`has_domain_at`]).
+    if dot == 0 || name[len - 1] == b'.' {
+        return false;
+    }
+    !maybe_named(hash_words(a, b, len)) && !maybe_wildcard_parent(name, len - dot - 1)
 }
 
-/// [`has_domain`] of a name that the hash's words do not hold whole: its
+/// [`has_domain`] of a name that [`surely_has_domain`] does not tell: its
 /// first dot searched for.
 #[inline(never)]
 fn has_domain_searched(name: &[u8]) -> bool {
@@ -493,10 +512,16 @@ fn crate_has_domain(name: &[u8]) -> bool {
 /// Where the first `.` of `name` is. The first label of a host is short:
 /// its first eight bytes are tested at once ([`dot_in`]), which costs less
 /// than `memchr`'s set-up. (`has_domain` asks it only of the names that
-/// the hash's words do not hold whole.)
+/// [`surely_has_domain`] does not tell.)
 #[inline]
 fn first_dot(name: &[u8]) -> Option<usize> {
-    let mut at = 0;
+    first_dot_from(name, 0)
+}
+
+/// [`first_dot`] of a name whose bytes before `from` hold no `.`.
+#[inline(always)]
+fn first_dot_from(name: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
     while let Some(word) = name.get(at..at + 8) {
         if let Some(k) = dot_in(u64::from_le_bytes(word.try_into().expect("8 bytes"))) {
             return Some(at + k);
@@ -560,6 +585,9 @@ mod tests {
         for n in names.into_iter().chain(made.iter().map(Vec::as_slice)) {
             let dot = n.iter().position(|&b| b == b'.');
             assert_eq!(first_dot(n), dot, "{}", n.escape_ascii());
+            if n.len() >= 8 && !n[..8].contains(&b'.') {
+                assert_eq!(first_dot_from(n, 8), dot, "{}", n.escape_ascii());
+            }
             // And from the hash's words (`has_domain`), when they tell.
             let len = n.len();
             let width = if len >= 8 { 8 } else { 4 };
