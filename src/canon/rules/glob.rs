@@ -77,6 +77,16 @@ impl Glob {
         }
     }
 
+    /// The second bytes of the names it can match, as [`second_bit`]'s:
+    /// none when it matches only names of one byte, all for a `*` or `?`.
+    pub fn second_mask(&self) -> u64 {
+        match self.pattern.get(1) {
+            None => 0,
+            Some(b'*' | b'?') => !0,
+            Some(&b) => second_bit(b),
+        }
+    }
+
     /// Whether `name` matches, ASCII case-insensitively (the pattern is
     /// lower-cased, the name's bytes are lower-cased as they are compared).
     #[inline]
@@ -108,6 +118,13 @@ impl Glob {
 #[inline(always)]
 pub fn length_bit(len: usize) -> u64 {
     1 << len.min(63)
+}
+
+/// A name's second byte's bit in a [`Glob::second_mask`]: bit `b & 63` of
+/// the lower-cased byte (bytes 64 apart share a bit: a filter, not a test).
+#[inline(always)]
+pub fn second_bit(b: u8) -> u64 {
+    1 << (b.to_ascii_lowercase() & 63)
 }
 
 /// Iterative glob matching with one backtrack point (the last `*`): linear
@@ -263,6 +280,18 @@ mod tests {
             }
         }
         assert!(matched > 0 && matched < patterns.len() * names.len());
+    }
+
+    #[test]
+    fn second_bytes() {
+        let mask = |p: &str| Glob::new(p).unwrap().second_mask();
+        assert_eq!(mask("a"), 0);
+        assert_eq!(mask("a*"), !0);
+        assert_eq!(mask("a?c"), !0);
+        assert_eq!(mask("UTM_*"), second_bit(b't'));
+        assert_eq!(second_bit(b'T'), second_bit(b't'));
+        assert_ne!(mask("dclid") & second_bit(b'C'), 0);
+        assert_eq!(mask("dclid") & second_bit(b'o'), 0);
     }
 
     #[test]

@@ -637,6 +637,13 @@ pub(crate) struct Config {
     /// whose length none has is compared with none of them. Inline, as
     /// `param_first` is.
     param_lens: [u64; 256],
+    /// The second bytes of the names that the entries of `param_first[b]`
+    /// can match, by the same first byte: bit `c & 63` for each lower-cased
+    /// second byte `c` (all bits for a `*` or `?` there). Most names that
+    /// start like an entry and are as long as one differ from it in their
+    /// second byte (`docid` and `dclid`): told here, inline, not by the
+    /// list's comparison out of line. Inline, as `param_first` is.
+    param_second: [u64; 256],
     param_entries: Vec<ParamEntry>,
     /// Patterns that start with `*` or `?`: tried for every name.
     param_wild: Vec<ParamEntry>,
@@ -675,6 +682,7 @@ impl Config {
             paths: Vec::new(),
             param_first: [0; 257],
             param_lens: [0; 256],
+            param_second: [0; 256],
             param_entries: Vec::new(),
             param_wild: Vec::new(),
             index_first: [false; 256],
@@ -691,32 +699,44 @@ impl Config {
         let mut keyed: Vec<(u8, ParamEntry)> = Vec::new();
         let mut wild = Vec::new();
         let mut lens = [0u64; 256];
-        let mut add = |first: Option<u8>, lengths: u64, entry: ParamEntry| match first {
+        let mut second = [0u64; 256];
+        let mut add = |first: Option<u8>, lengths: u64, seconds: u64, entry: ParamEntry| match first
+        {
             Some(b) => {
                 let b = b.to_ascii_lowercase();
                 lens[b as usize] |= lengths;
+                second[b as usize] |= seconds;
                 keyed.push((b, entry));
             }
             None => wild.push(entry),
         };
+        let mut add_glob = |g: &Glob, entry| {
+            add(g.first_literal(), g.length_mask(), g.second_mask(), entry);
+        };
         for (i, g) in self.tracking.iter().enumerate() {
-            add(g.first_literal(), g.length_mask(), ParamEntry::Tracking(i));
+            add_glob(g, ParamEntry::Tracking(i));
         }
         for (i, p) in self.session.iter().enumerate() {
-            let g = &p.name;
-            add(g.first_literal(), g.length_mask(), ParamEntry::Session(i));
+            add_glob(&p.name, ParamEntry::Session(i));
         }
         for (i, g) in self.state.iter().enumerate() {
-            add(g.first_literal(), g.length_mask(), ParamEntry::State(i));
+            add_glob(g, ParamEntry::State(i));
+        }
+        for (i, g) in self.drop_params.iter().enumerate() {
+            add_glob(g, ParamEntry::Drop(i));
         }
         for (i, (name, _)) in self.defaults.iter().enumerate() {
             let lengths = glob::length_bit(name.len());
-            add(name.first().copied(), lengths, ParamEntry::Default(i));
-        }
-        for (i, g) in self.drop_params.iter().enumerate() {
-            add(g.first_literal(), g.length_mask(), ParamEntry::Drop(i));
+            let seconds = name.get(1).map_or(0, |&c| glob::second_bit(c));
+            add(
+                name.first().copied(),
+                lengths,
+                seconds,
+                ParamEntry::Default(i),
+            );
         }
         self.param_lens = lens;
+        self.param_second = second;
         keyed.sort_by_key(|&(b, e)| (b, e.rule()));
         let mut first = [0u32; 257];
         for &(b, _) in &keyed {
@@ -794,7 +814,11 @@ impl Config {
                 // Compared only with the entries that start like it and
                 // can be as long (`param_lens`), and the wild ones.
                 let first = b.to_ascii_lowercase() as usize;
-                if self.param_lens[first] & glob::length_bit(name.len()) == 0
+                let unlike = match name.get(1) {
+                    Some(&c) => self.param_second[first] & glob::second_bit(c) == 0,
+                    None => false,
+                };
+                if (self.param_lens[first] & glob::length_bit(name.len()) == 0 || unlike)
                     && self.param_wild.is_empty()
                 {
                     None
@@ -1214,7 +1238,8 @@ impl RuleSet {
 mod tests {
     use super::*;
 
-    /// `drop_param`'s length filter (`param_lens`) leaves out only names
+    /// `drop_param`'s length and second-byte filters (`param_lens`,
+    /// `param_second`) leave out only names
     /// that no entry of their first byte matches: the same answer as
     /// comparing every such entry, for names of every length up to 70
     /// made from each entry's pattern, on the default lists and on a
@@ -1225,6 +1250,8 @@ mod tests {
         custom.tracking.push(Glob::new("ab?d").unwrap());
         custom.tracking.push(Glob::new("x*y?z").unwrap());
         custom.drop_params.push(Glob::new("ref").unwrap());
+        custom.drop_params.push(Glob::new("q").unwrap());
+        custom.drop_params.push(Glob::new("k?").unwrap());
         custom.defaults.push((b"sort".to_vec(), b"asc".to_vec()));
         custom.enabled.insert(Rule::DropParams);
         custom.enabled.insert(Rule::DefaultParams);
@@ -1232,8 +1259,9 @@ mod tests {
         let defaults = Config::for_mask(RuleMask::up_to(Tier::Aggressive));
         let mut tried = 0;
         for cfg in [&defaults, &custom] {
-            let starts: [&[u8]; 10] = [
-                b"a", b"ab", b"x", b"r", b"s", b"UTM_", b"j", b"l", b"p", b"S",
+            let starts: [&[u8]; 18] = [
+                b"a", b"ab", b"x", b"r", b"s", b"UTM_", b"j", b"l", b"p", b"S", b"q", b"k", b"d",
+                b"dC", b"Do", b"g", b"gc", b"so",
             ];
             for start in starts {
                 for len in start.len()..70 {
@@ -1263,7 +1291,14 @@ mod tests {
                 assert!(cfg.drop_param(n.as_bytes(), v.as_bytes()).is_some(), "{n}");
             }
         }
-        for (n, v) in [("abcd", ""), ("xqqyqz", ""), ("ref", "1"), ("sort", "asc")] {
+        for (n, v) in [
+            ("abcd", ""),
+            ("xqqyqz", ""),
+            ("ref", "1"),
+            ("sort", "asc"),
+            ("Q", "1"),
+            ("kZ", "1"),
+        ] {
             assert!(
                 custom.drop_param(n.as_bytes(), v.as_bytes()).is_some(),
                 "{n}"
