@@ -13,6 +13,13 @@
 //! when done, so the resident memory stays at the ranges in flight, as with
 //! buffers, rather than growing with the file.
 //!
+//! A map holds a span of [`SPAN`] bytes of ranges ([`MapSpans`]): the ranges
+//! of a span share its map, which is unmapped when the last of them is
+//! done. Each `munmap` of a process whose threads run on other cores makes
+//! the kernel flush their TLBs (an interrupt on each; in a VM, exits too):
+//! with a map per range of 1 MiB, the unmaps and their flushes were 4 to 7 %
+//! of `summarize -j 2`'s CPU time (`BENCHMARKS.md`, 2026-12-07 22:20 UTC).
+//!
 //! A line that runs past the map (a last line longer than [`TAIL`] beyond
 //! the range's end) makes [`MappedRange::owned_lines`] give `None`: the
 //! worker then reads that range with `pread`, as it reads every range with
@@ -33,6 +40,7 @@
 #![allow(unsafe_code)]
 
 use std::fs::File;
+use std::sync::Arc;
 
 use memchr::memchr;
 use memmap2::{Mmap, MmapOptions};
@@ -41,14 +49,27 @@ use memmap2::{Mmap, MmapOptions};
 /// log lines are a few hundred bytes; a longer tail is read with `pread`.
 pub(crate) const TAIL: u64 = 16 * 1024;
 
-/// The bytes of a regular file that one range needs, mapped.
-pub(crate) struct MappedRange {
-    /// The map's place in the `SIGBUS` handler's table. Declared before
-    /// `map` so that it is dropped (the slot freed) before the map is
-    /// unmapped: a slot never names addresses that another map may reuse.
+/// Bytes of ranges one map holds ([`MapSpans`]): 8 ranges of the default
+/// 1 MiB. Each map is populated whole when it is made, so its pages count in
+/// the resident memory until its last range is done (`canonurl -j 1`'s peak
+/// RSS 13 -> 25 MiB, page cache that the maps share, not memory taken).
+pub(crate) const SPAN: u64 = 8 << 20;
+
+/// A map and its place in the `SIGBUS` handler's table.
+struct Guarded {
+    /// Declared before `map` so that it is dropped (the slot freed) before
+    /// the map is unmapped: a slot never names addresses that another map
+    /// may reuse.
     #[cfg(unix)]
     guard: super::sigbus::Registered,
     map: Mmap,
+}
+
+/// The bytes of a regular file that one range needs, mapped: a map of its
+/// own, or one shared with the other ranges of its span ([`MapSpans`]).
+#[derive(Clone)]
+pub(crate) struct MappedRange {
+    map: Arc<Guarded>,
     /// File offset of `map[0]`.
     at: u64,
 }
@@ -57,7 +78,9 @@ impl MappedRange {
     /// Maps what the range `start..end` of `file` needs (see the module's
     /// doc), of a file `file_len` bytes long when the ranges were cut.
     /// `None` when the range is empty or the map cannot be made: the worker
-    /// reads the range with `pread` then.
+    /// reads the range with `pread` then. (The reader maps ranges by spans:
+    /// [`MapSpans`].)
+    #[cfg(test)]
     pub(crate) fn new(file: &File, start: u64, end: u64, file_len: u64) -> Option<MappedRange> {
         Self::with_tail(file, start, end, file_len, TAIL)
     }
@@ -69,12 +92,7 @@ impl MappedRange {
         file_len: u64,
         tail: u64,
     ) -> Option<MappedRange> {
-        let end = end.min(file_len);
-        if start >= end {
-            return None;
-        }
-        let at = start.saturating_sub(1);
-        let to = end.saturating_add(tail).min(file_len);
+        let (at, to) = needed(start, end, file_len, tail)?;
         let len = usize::try_from(to - at).ok()?;
         // SAFETY: `Mmap::map` is unsafe because the bytes under a map can
         // change or vanish while it is read, which a `&[u8]` promises they
@@ -93,27 +111,31 @@ impl MappedRange {
         //   read is caught by the handler the map is registered with below
         //   (its pages past the end read as zeros; `faulted` says so). On
         //   other systems a mapped file cannot be truncated.
-        // The map is unmapped when `self` is dropped; the slices
-        // `owned_lines` gives borrow `self`, so none outlives it.
+        // The map is unmapped when the last `MappedRange` sharing it is
+        // dropped; the slices `owned_lines` gives borrow one, so none
+        // outlives it.
         let map = unsafe { MmapOptions::new().offset(at).len(len).populate().map(file) }.ok()?;
         // Registered before any byte is read; without a slot (or the
         // handler), no map: the range is read with `pread`.
         #[cfg(unix)]
         let guard = super::sigbus::Registered::new(map.as_ptr(), map.len())?;
         Some(MappedRange {
-            #[cfg(unix)]
-            guard,
-            map,
+            map: Arc::new(Guarded {
+                #[cfg(unix)]
+                guard,
+                map,
+            }),
             at,
         })
     }
 
-    /// Whether a page of the map was read past the file's end since it was
-    /// made (as zeros: the file was truncated while the range was read):
-    /// what was read from it is not the file's.
+    /// Whether a page of the map (shared by the ranges of its span) was
+    /// read past the file's end since it was made (as zeros: the file was
+    /// truncated while a range was read): what was read from it may not be
+    /// the file's.
     pub(crate) fn faulted(&self) -> bool {
         #[cfg(unix)]
-        return self.guard.faulted();
+        return self.map.guard.faulted();
         #[cfg(not(unix))]
         false
     }
@@ -122,7 +144,7 @@ impl MappedRange {
     /// worker does then (the race itself is hard to time in a test).
     #[cfg(all(test, unix))]
     pub(crate) fn set_faulted_for_test(&self) {
-        self.guard.set_faulted_for_test();
+        self.map.guard.set_faulted_for_test();
     }
 
     /// The lines that the range `start..end` owns (as
@@ -142,7 +164,7 @@ impl MappedRange {
         if !file.metadata().is_ok_and(|m| m.len() >= file_len) {
             return None;
         }
-        let data: &[u8] = &self.map;
+        let data: &[u8] = &self.map.map[..];
         let end = end.min(file_len);
         if start >= end {
             return Some(&[]);
@@ -172,6 +194,70 @@ impl MappedRange {
             None => return None,
         };
         Some(&data[first..stop])
+    }
+}
+
+/// The bytes `from..to` of a file `file_len` bytes long that the range
+/// `start..end` needs mapped: the byte before it (which tells whether it
+/// starts on a line start) and `tail` bytes past its end. `None` for an
+/// empty range.
+fn needed(start: u64, end: u64, file_len: u64, tail: u64) -> Option<(u64, u64)> {
+    let end = end.min(file_len);
+    if start >= end {
+        return None;
+    }
+    Some((
+        start.saturating_sub(1),
+        end.saturating_add(tail).min(file_len),
+    ))
+}
+
+/// Maps the byte ranges of one file (handed out in order) a span at a time:
+/// a range within the current span's map shares it; the next one past it
+/// gets a new map, from that range on, of [`SPAN`] bytes of ranges.
+pub(crate) struct MapSpans {
+    span: u64,
+    tail: u64,
+    current: Option<MappedRange>,
+}
+
+impl MapSpans {
+    pub(crate) fn new() -> MapSpans {
+        Self::with(SPAN, TAIL)
+    }
+
+    fn with(span: u64, tail: u64) -> MapSpans {
+        MapSpans {
+            span,
+            tail,
+            current: None,
+        }
+    }
+
+    /// What the range `start..end` of `file` needs, mapped (within a span:
+    /// the byte before it and [`TAIL`] bytes past it, as a map of its own
+    /// would hold), of a file `file_len` bytes long when the ranges were
+    /// cut. `None` when the range is empty or the map cannot be made: the
+    /// worker reads the range with `pread` then.
+    pub(crate) fn range(
+        &mut self,
+        file: &File,
+        start: u64,
+        end: u64,
+        file_len: u64,
+    ) -> Option<MappedRange> {
+        let (from, to) = needed(start, end, file_len, self.tail)?;
+        if let Some(c) = &self.current {
+            if c.at <= from && to <= c.at + c.map.map.len() as u64 {
+                return Some(c.clone());
+            }
+        }
+        // Not kept past its ranges (the reader's reference would hold it).
+        self.current = None;
+        let span_end = start.saturating_add(self.span).max(end);
+        let map = MappedRange::with_tail(file, start, span_end, file_len, self.tail)?;
+        self.current = Some(map.clone());
+        Some(map)
     }
 }
 
@@ -212,13 +298,24 @@ mod tests {
     /// Each range mapped gives what `pread` gives it, and the ranges
     /// together give the file.
     fn check(data: &[u8], chunk: u64, tail: u64) -> usize {
+        check_spans(data, chunk, tail, None)
+    }
+
+    /// As [`check`], the ranges mapped a span of `span` bytes at a time
+    /// when `span` is given (each range its own map otherwise).
+    fn check_spans(data: &[u8], chunk: u64, tail: u64, span: Option<u64>) -> usize {
         let file = temp_file(data);
         let len = data.len() as u64;
         let (mut all, mut fallbacks, mut buf) = (Vec::new(), 0, Vec::new());
+        let mut spans = span.map(|span| MapSpans::with(span, tail));
         let mut start = 0;
         while start < len {
             let end = (start + chunk).min(len);
-            let map = MappedRange::with_tail(&file, start, end, len, tail).unwrap();
+            let map = match spans.as_mut() {
+                Some(spans) => spans.range(&file, start, end, len),
+                None => MappedRange::with_tail(&file, start, end, len, tail),
+            };
+            let map = map.unwrap();
             let read = read_owned_lines(&file, start, end, len, usize::MAX, &mut buf).unwrap();
             match map.owned_lines(&file, start, end, len) {
                 Some(lines) => {
@@ -256,6 +353,62 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn ranges_mapped_by_spans_give_what_pread_gives() {
+        for (seed, n) in [(1, 0), (3, 7), (4, 200), (5, 3000)] {
+            for last_end in [true, false] {
+                let data = lines(seed, n, last_end);
+                for chunk in [17, 64, 100, 4096] {
+                    for span in [1, chunk, 3 * chunk, 4 * chunk + 5, 1 << 20] {
+                        for tail in [1, 30, TAIL] {
+                            check_spans(&data, chunk, tail, Some(span));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_ranges_of_a_span_share_its_map() {
+        let data = lines(7, 2000, true);
+        let file = temp_file(&data);
+        let len = data.len() as u64;
+        assert!(len > 40_000, "{len}");
+        // Spans of 4 ranges of 1000 bytes, tails of 30.
+        let mut spans = MapSpans::with(4000, 30);
+        let maps: Vec<MappedRange> = (0..9)
+            .map(|k| spans.range(&file, k * 1000, (k + 1) * 1000, len).unwrap())
+            .collect();
+        let same = |a: usize, b: usize| Arc::ptr_eq(&maps[a].map, &maps[b].map);
+        assert!(same(0, 3) && same(1, 2));
+        assert!(!same(3, 4));
+        assert!(same(4, 7) && !same(7, 8));
+        // The first map: bytes 0..4030 (no byte before the file's start);
+        // the second: the byte before 4000 to 8030.
+        assert_eq!((maps[0].at, maps[0].map.map.len()), (0, 4030));
+        assert_eq!((maps[4].at, maps[4].map.map.len()), (3999, 4031));
+        // A map is unmapped with the last range that shares it: the spans'
+        // own reference goes with the span it moves past.
+        drop(spans);
+        assert_eq!(Arc::strong_count(&maps[0].map), 4);
+        assert_eq!(Arc::strong_count(&maps[8].map), 1);
+        // A range that starts before the current span gets a map of its own
+        // from there, as does a range longer than a span.
+        let mut spans = MapSpans::with(4000, 30);
+        let a = spans.range(&file, 5000, 6000, len).unwrap();
+        let b = spans.range(&file, 4000, 5000, len).unwrap();
+        assert!(!Arc::ptr_eq(&a.map, &b.map));
+        let c = spans.range(&file, 10_000, 20_000, len).unwrap();
+        assert_eq!((c.at, c.map.map.len()), (9999, 10_031));
+        assert_eq!(
+            c.owned_lines(&file, 10_000, 20_000, len),
+            MappedRange::new(&file, 10_000, 20_000, len)
+                .unwrap()
+                .owned_lines(&file, 10_000, 20_000, len)
+        );
     }
 
     #[test]

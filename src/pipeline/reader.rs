@@ -10,7 +10,7 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::stats::{FileReport, SkippedInput, Stats};
 use super::{ByteRange, Event, FileCtx, Job, Mode, Options, OutputFormat};
-use crate::input::mapped::MappedRange;
+use crate::input::mapped::MapSpans;
 use crate::input::{self, Chunker, Input, Piece, Source};
 use crate::log::detect::{detect_input, Undetected};
 use crate::log::LogFormat;
@@ -350,6 +350,7 @@ impl Reader<'_> {
         len: u64,
     ) -> Result<(), Stopped> {
         let chunk = self.opts.chunk_len.max(1) as u64;
+        let mut spans = MapSpans::new();
         while start < len {
             if self.stop.load(Ordering::Relaxed) {
                 return Err(Stopped);
@@ -359,10 +360,11 @@ impl Reader<'_> {
                 true => None,
                 false => Some(self.take()?),
             };
-            // Mapped here, with its pages populated, while the workers read
-            // the ranges before it: see `input/mapped.rs`.
+            // Mapped here (a span of ranges at a time), with its pages
+            // populated, while the workers read the ranges before it: see
+            // `input/mapped.rs`.
             let map = match self.opts.mmap {
-                true => MappedRange::new(&file, start, end, len),
+                true => spans.range(&file, start, end, len),
                 false => None,
             };
             let range = ByteRange {
