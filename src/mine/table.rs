@@ -1097,6 +1097,15 @@ fn write_in_ranges(
         });
         (buf, written)
     };
+    if ranges == 1 {
+        // A summary of fewer rows than a range (the Elastic log's 2,483):
+        // merged here. A thread of its own added its start and the hand-over
+        // to the serial end of the run, with nothing to overlap them.
+        let (buf, written) = merge_range(0);
+        let written = written?;
+        out.write_all(&buf).map_err(MergeError::Io)?;
+        return Ok(written);
+    }
     let threads = threads.clamp(1, ranges);
     std::thread::scope(|scope| {
         // Two ranges ahead per thread at most: the text in memory is
