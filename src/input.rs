@@ -24,7 +24,7 @@ mod chunk;
 pub mod follow;
 pub(crate) mod mapped;
 pub(crate) mod range;
-#[cfg(unix)]
+#[cfg(any(target_os = "linux", target_os = "android"))]
 mod sigbus;
 pub(crate) mod stream;
 

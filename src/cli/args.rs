@@ -62,7 +62,8 @@ pub(crate) struct Cli {
     /// A regular uncompressed file is read by mapping it into memory, which
     /// spares the copy out of the page cache. A file truncated while it is
     /// read (logrotate's copytruncate of the log being read) is reported
-    /// either way; with maps, `summarize` and `mine` may have counted the
+    /// either way on Linux (elsewhere, mapped, it ends the run with SIGBUS);
+    /// with maps, `summarize` and `mine` may have counted the
     /// lines of the range being read as far as the file's old end (read as
     /// zero bytes), where read calls stop at the new end.
     #[arg(long, help_heading = "Input", hide_short_help = true)]

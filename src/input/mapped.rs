@@ -60,7 +60,7 @@ struct Guarded {
     /// Declared before `map` so that it is dropped (the slot freed) before
     /// the map is unmapped: a slot never names addresses that another map
     /// may reuse.
-    #[cfg(unix)]
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     guard: super::sigbus::Registered,
     map: Mmap,
 }
@@ -109,19 +109,19 @@ impl MappedRange {
         //   file's length before it reads any byte of the map and gives
         //   `None` when it is shorter, and a truncation while the range is
         //   read is caught by the handler the map is registered with below
-        //   (its pages past the end read as zeros; `faulted` says so). On
-        //   other systems a mapped file cannot be truncated.
+        //   (its pages past the end read as zeros; `faulted` says so) on
+        //   Linux; elsewhere that truncation still ends the run.
         // The map is unmapped when the last `MappedRange` sharing it is
         // dropped; the slices `owned_lines` gives borrow one, so none
         // outlives it.
         let map = unsafe { MmapOptions::new().offset(at).len(len).populate().map(file) }.ok()?;
         // Registered before any byte is read; without a slot (or the
         // handler), no map: the range is read with `pread`.
-        #[cfg(unix)]
+        #[cfg(any(target_os = "linux", target_os = "android"))]
         let guard = super::sigbus::Registered::new(map.as_ptr(), map.len())?;
         Some(MappedRange {
             map: Arc::new(Guarded {
-                #[cfg(unix)]
+                #[cfg(any(target_os = "linux", target_os = "android"))]
                 guard,
                 map,
             }),
@@ -134,15 +134,15 @@ impl MappedRange {
     /// truncated while a range was read): what was read from it may not be
     /// the file's.
     pub(crate) fn faulted(&self) -> bool {
-        #[cfg(unix)]
+        #[cfg(any(target_os = "linux", target_os = "android"))]
         return self.map.guard.faulted();
-        #[cfg(not(unix))]
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
         false
     }
 
     /// Marks the map as read past a truncation, for tests of what the
     /// worker does then (the race itself is hard to time in a test).
-    #[cfg(all(test, unix))]
+    #[cfg(all(test, any(target_os = "linux", target_os = "android")))]
     pub(crate) fn set_faulted_for_test(&self) {
         self.map.guard.set_faulted_for_test();
     }
@@ -439,6 +439,7 @@ mod tests {
     /// pages past the new end read as zeros instead of killing the process
     /// with `SIGBUS`, and the map says it was read past the end; another
     /// map, read whole, does not.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     #[test]
     fn a_map_read_past_a_truncation_reads_zeros_and_says_so() {
         let page = 4096;

@@ -14,6 +14,10 @@
 //! overflow through it), or to the default action, as without this
 //! module.
 //!
+//! Linux (and Android) only: what the handler reads of `siginfo_t` and the
+//! flags it relies on are theirs; elsewhere a map has no guard, and a
+//! truncation while a range is read ends the run as `SIGBUS` does.
+//!
 //! What the handler does is async-signal-safe: atomic loads and stores on
 //! a static table, and the `mmap`, `sigaction` and `raise` system calls
 //! (not on POSIX's list of async-signal-safe functions, but plain system

@@ -469,13 +469,13 @@ mod tests {
     /// A sink that truncates its file when it gets the record of one URL:
     /// as `logrotate`'s `copytruncate` would, while the worker reads the
     /// range's map.
-    #[cfg(unix)]
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     struct TruncatingSink {
         path: std::path::PathBuf,
         at: &'static [u8],
     }
 
-    #[cfg(unix)]
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     impl RecordSink for TruncatingSink {
         fn record(&mut self, url: &[u8], _line: &[u8], _info: &Info) {
             if url.ends_with(self.at) {
@@ -490,7 +490,7 @@ mod tests {
     /// A file truncated while a worker reads a range of it from a map does
     /// not end the process with `SIGBUS`: the run reports that it shrank,
     /// naming the bytes read from the map.
-    #[cfg(unix)]
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     #[test]
     fn a_file_truncated_while_its_map_is_read_is_reported() {
         let (_dir, path) = url_file(20_000);

@@ -1540,7 +1540,7 @@ impl Worker {
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(all(test, any(target_os = "linux", target_os = "android")))]
 mod tests {
     use super::*;
     use crate::input::mapped::MappedRange;
