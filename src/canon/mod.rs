@@ -709,6 +709,22 @@ impl Canonicalizer {
         if lower_hex {
             return self.upper_case_then_rules(input, parts, out);
         }
+        // A query that the rules leave (most), and no other rule that
+        // fires: copied as it is, as the quick way's check copies a URL
+        // without a query, not planned and written (kasztp's URLs with a
+        // query under `safe`, BENCHMARKS.md).
+        if let Some(set) = &self.rules {
+            if parts.query_start != ABSENT
+                && rules::fused::unchanged::<true>(set.global(), input, &parts, facts)
+            {
+                out.extend_from_slice(input);
+                return Ok(Canonical {
+                    parts,
+                    unchanged: true,
+                    fired: RuleMask::NONE,
+                });
+            }
+        }
         self.fused_rules::<true>(input, &parts, facts, out)
     }
 
@@ -752,7 +768,7 @@ impl Canonicalizer {
         let origin = mode == Mode::Target && self.base.is_none() && input.first() == Some(&b'/');
         let strict = self.profile.normalizes_escapes();
         let kept = fast::scan_canonical_kept(input, strict, origin, out, |parts, facts| {
-            rules::fused::unchanged(cfg, input, parts, facts)
+            rules::fused::unchanged::<false>(cfg, input, parts, facts)
         });
         match kept {
             Some((parts, Kept::Yes)) => Ok(Canonical {

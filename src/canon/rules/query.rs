@@ -91,6 +91,20 @@ pub(crate) fn apply(cfg: &Config, url: &mut InPlace<'_>, s: &mut Scratch, fired:
     s.buf = buf;
 }
 
+/// Whether the query rules of `cfg` leave the query `q` (without its
+/// `?`) as it is, told without writing anything: `true` only where
+/// [`rewrite`] says [`Outcome::Same`] and fires nothing. For the fused
+/// rules' quick way (`fused::unchanged`), so that a URL whose query stays
+/// is copied as it is, without a plan. Out of line: most URLs have no
+/// query.
+#[inline(never)]
+pub(crate) fn stays(cfg: &Config, q: &[u8]) -> bool {
+    if q.is_empty() {
+        return !cfg.enabled.has(Rule::EmptyQuery);
+    }
+    unchanged(cfg, q)
+}
+
 /// The query rules of `cfg` on the query `q` (without its `?`), in one
 /// pass over it: what they do to it, and the rules that fired in `fired`.
 /// A changed query is written to `buf` (see [`Outcome::New`]); `buf`,
@@ -258,7 +272,10 @@ pub(crate) fn rewrite(
 /// no list removes it ([`Config::drop_param`]) and it holds no `+` when
 /// `query-space` is on; with `sort-query` on, only a query of one
 /// parameter is told here. `false`: the full pass says what changes.
-#[inline]
+/// Inlined into both callers: out of line (with [`stays`] its second
+/// caller), `aggressive` on userbait's URLs with a query cost 1,685.3 →
+/// 1,727.8 instructions a URL.
+#[inline(always)]
 fn unchanged(cfg: &Config, q: &[u8]) -> bool {
     let on = cfg.enabled;
     let sorted = on.has(Rule::SortQuery) && cfg.sort != SortQuery::Off;
@@ -593,11 +610,22 @@ mod tests {
             queries.push(pieces.join("&").into_bytes());
         }
         let mut outcomes = [0usize; 3];
+        let mut stayed = 0usize;
         for (what, cfg) in configs() {
             for q in &queries {
                 let (want, want_fired) = model(&cfg, q);
                 let mut fired = RuleMask::NONE;
-                let got = match rewrite(&cfg, q, &mut buf, &mut params, &mut movable, &mut fired) {
+                let got = rewrite(&cfg, q, &mut buf, &mut params, &mut movable, &mut fired);
+                // `stays` says yes only where nothing changes or fires.
+                if stays(&cfg, q) {
+                    stayed += 1;
+                    assert!(
+                        got == Outcome::Same && fired.is_empty(),
+                        "{what}: {}",
+                        q.escape_ascii()
+                    );
+                }
+                let got = match got {
                     Outcome::Same => {
                         outcomes[0] += 1;
                         Some(q.clone())
@@ -622,5 +650,6 @@ mod tests {
         }
         // Every outcome was seen.
         assert!(outcomes.iter().all(|&n| n > 100), "{outcomes:?}");
+        assert!(stayed > 100, "{stayed}");
     }
 }
