@@ -431,6 +431,24 @@ mod tests {
         (dir, path)
     }
 
+    /// `run_into` over the file at `path` with `make`'s sinks: the run's
+    /// summary and what it wrote to the diagnostics stream.
+    fn run_sinks(
+        path: &std::path::Path,
+        opts: &Options,
+        make: &(dyn Fn() -> Box<dyn RecordSink> + Sync),
+    ) -> (Summary, String) {
+        let (mut out, mut diag) = (Vec::new(), Vec::new());
+        let sinks = Sinks {
+            out: &mut out,
+            rejects: None,
+            diag: &mut diag,
+            progress: None,
+        };
+        let summary = run_into(&[Source::Path(path.to_path_buf())], opts, sinks, make).unwrap();
+        (summary, String::from_utf8(diag).unwrap())
+    }
+
     /// In a run into sinks, a worker held up on a piece does not hold up
     /// the others: they go on through the rest of the input. (When the
     /// buffers went back through the writer in input order, the other
@@ -452,14 +470,7 @@ mod tests {
             chunk_len: 4096,
             ..Options::default()
         };
-        let (mut out, mut diag) = (Vec::new(), Vec::new());
-        let sinks = Sinks {
-            out: &mut out,
-            rejects: None,
-            diag: &mut diag,
-            progress: None,
-        };
-        let summary = run_into(&[Source::Path(path)], &opts, sinks, &make).unwrap();
+        let (summary, _) = run_sinks(&path, &opts, &make);
         assert_eq!(summary.stats.lines, 20_000);
         let s = shared.0.lock().unwrap();
         assert!(s.pieces >= PIECES, "{} pieces", s.pieces);
@@ -509,14 +520,7 @@ mod tests {
             ..Options::default()
         };
         assert!(opts.mmap);
-        let (mut out, mut diag) = (Vec::new(), Vec::new());
-        let sinks = Sinks {
-            out: &mut out,
-            rejects: None,
-            diag: &mut diag,
-            progress: None,
-        };
-        let summary = run_into(&[Source::Path(path.clone())], &opts, sinks, &make).unwrap();
+        let (summary, diag) = run_sinks(&path, &opts, &make);
         let error = summary.files[0].error.as_deref().unwrap_or("");
         assert!(
             error.contains("shrank") && error.contains("memory map"),
@@ -524,7 +528,6 @@ mod tests {
         );
         assert!(summary.stats.lines < 20_000);
         // Said once, though every later range fails alike.
-        let diag = String::from_utf8(diag).unwrap();
         assert_eq!(diag.matches("shrank").count(), 1, "{diag}");
     }
 }
