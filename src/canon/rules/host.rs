@@ -7,6 +7,10 @@ use super::psl;
 use super::{Config, Rule, RuleMask};
 use crate::url::host::{ends_in_a_number, parse_ipv6, write_ipv4};
 
+/// `www.` and `www` as little-endian words, to test four bytes at once.
+const WWW_DOT: u32 = u32::from_le_bytes(*b"www.");
+const WWW: u32 = WWW_DOT & 0x00FF_FFFF;
+
 /// Runs the host rules of `cfg` on `url`'s host.
 #[inline]
 pub(crate) fn apply(cfg: &Config, url: &mut InPlace<'_>, s: &mut Scratch, fired: &mut RuleMask) {
@@ -83,21 +87,26 @@ fn www(url: &mut InPlace<'_>, s: &mut Scratch, fired: &mut RuleMask) {
 }
 
 /// How many bytes at the start of the host `h` the `www` rule removes.
-/// Out of line, with the common case told without a call: one `www.` (or
-/// `wwwN.`) label before a name that `psl::surely_has_domain` answers. So
-/// it saves no registers, and the fused rules, which save theirs around
-/// one call as they did around `psl::has_domain`'s, carry none of its
-/// tests (kasztp `aggressive`: see BENCHMARKS.md, issue 32, branch
-/// `www32`). Any other host: [`www_len_searched`], a tail call.
+/// Out of line, with the common case told without a call: `www.` and a
+/// name, not itself starting with `www`, that
+/// `psl::surely_has_domain_in` answers from words read straight from `h`.
+/// That case keeps to the registers a call may clobber, so it saves none,
+/// and the fused rules, which save theirs around one call as they did
+/// around `psl::has_domain`'s, carry none of its tests (kasztp
+/// `aggressive`: see BENCHMARKS.md, issue 32, branches `www32`, `www33`).
+/// Any other host (`wwwN.`, `www.www.`, a short or odd name, no `www` at
+/// all): [`www_len_searched`], a tail call.
 #[inline(never)]
 fn www_len(h: &[u8]) -> usize {
-    let Some(rest) = after_www_label(h) else {
-        return 0;
-    };
-    let name = rest.strip_suffix(b".").unwrap_or(rest);
-    // `rest` starting with `www` may lose a label more.
-    if rest.first() != Some(&b'.') && !rest.starts_with(b"www") && psl::surely_has_domain(name) {
-        return h.len() - rest.len();
+    if let Some(first) = h.first_chunk::<8>() {
+        let w = u64::from_le_bytes(*first);
+        // A name starting with `www` may lose a label more: searched.
+        if w as u32 == WWW_DOT
+            && (w >> 32) as u32 & 0x00FF_FFFF != WWW
+            && psl::surely_has_domain_in(h, 4)
+        {
+            return 4;
+        }
     }
     www_len_searched(h)
 }
@@ -157,8 +166,6 @@ fn strip_www(h: &[u8]) -> Option<&[u8]> {
 fn after_www_label(h: &[u8]) -> Option<&[u8]> {
     // The first four bytes at once: most hosts fail this test, and most
     // that pass it start with `www.` itself (no digits to skip).
-    const WWW_DOT: u32 = u32::from_le_bytes(*b"www.");
-    const WWW: u32 = WWW_DOT & 0x00FF_FFFF;
     let first = u32::from_le_bytes(*h.first_chunk::<4>()?);
     if first == WWW_DOT {
         return Some(&h[4..]);
@@ -250,6 +257,14 @@ mod tests {
                         .unwrap_or(h.len());
                     hosts.push(h[..end].to_ascii_lowercase());
                 }
+            }
+        }
+        // `www.`, `www1.` and `www.www.` before names of every length to
+        // 40 with dots anywhere: the common case's edges (its words, its
+        // first label's search, the trailing dot).
+        for n in psl::dotted_names(40) {
+            for www in [&b"www."[..], b"www1.", b"www.www."] {
+                hosts.push([www, &n].concat());
             }
         }
         let mut cut = 0;

@@ -430,11 +430,10 @@ pub(crate) fn has_domain(name: &[u8]) -> bool {
 /// ([`hash_of`]) tell it, with no call: a name of four to sixteen bytes
 /// (most hosts' names without `www.`) holds its first dot in them, and most
 /// names are not in the table and their parent names no wildcard rule.
-/// `false`: ask [`has_domain`]. Inlined into the `www` rule's function
-/// (`host::www_len`), which then calls nothing for most hosts, and so saves
-/// no registers.
+/// `false`: ask [`has_domain_searched`]. (The `www` rule asks
+/// [`surely_has_domain_in`], which reads the same words from the host.)
 #[inline(always)]
-pub(crate) fn surely_has_domain(name: &[u8]) -> bool {
+fn surely_has_domain(name: &[u8]) -> bool {
     let len = name.len();
     let (a, b, width) = if len >= 8 {
         (word8(name, 0), word8(name, len - 8), 8)
@@ -460,6 +459,88 @@ pub(crate) fn surely_has_domain(name: &[u8]) -> bool {
         return false;
     }
     !maybe_named(hash_words(a, b, len)) && !maybe_wildcard_parent(name, len - dot - 1)
+}
+
+/// [`surely_has_domain`] of the name `h[at..]`, in a host `h` of eight
+/// bytes or more, its words read from `h` itself (the `www` rule's common
+/// case, `at` 4: `www.` and a name): its last eight bytes are one load
+/// whatever the name's length, and hold the trailing dot's test, the
+/// hash's second word and the parent's tail at once. A first label is
+/// searched in the name's first 24 bytes only; `false` past them (ask
+/// [`has_domain`]). No loop and no call: the caller (`host::www_len`)
+/// saves no registers.
+#[inline(always)]
+pub(crate) fn surely_has_domain_in(h: &[u8], at: usize) -> bool {
+    let Some(&last) = h.last_chunk::<8>() else {
+        return false;
+    };
+    let last8 = u64::from_le_bytes(last);
+    let Some(len) = h.len().checked_sub(at) else {
+        return false;
+    };
+    // A trailing dot: not the table's case (see [`has_domain_at`]).
+    if last8 >> 56 == u64::from(b'.') {
+        return false;
+    }
+    let (a, b, dot) = if len >= 8 {
+        let a = word8(h, at);
+        let dot = match dot_in(a) {
+            Some(k) => k,
+            // The last eight bytes: those they share with `a` hold no dot.
+            None if len <= 16 => match dot_in(last8) {
+                Some(k) => len - 8 + k,
+                None => return false,
+            },
+            // A first label of eight bytes or more: the next eight, then
+            // the last eight (to 24 bytes) or the eight after (to 32).
+            None => match dot_in(word8(h, at + 8)) {
+                Some(k) => 8 + k,
+                None if len <= 24 => match dot_in(last8) {
+                    Some(k) => len - 8 + k,
+                    None => return false,
+                },
+                None => match dot_in(word8(h, at + 16)) {
+                    Some(k) => 16 + k,
+                    None => return false,
+                },
+            },
+        };
+        (a, last8, dot)
+    } else if len >= 4 {
+        let (a, b) = (word4(h, at), last8 >> 32);
+        let dot = match dot_in(a) {
+            Some(k) => k,
+            None => match dot_in(b) {
+                Some(k) => len - 4 + k,
+                None => return false,
+            },
+        };
+        (a, b, dot)
+    } else {
+        return false;
+    };
+    // An empty first label: not the table's case.
+    if dot == 0 {
+        return false;
+    }
+    !maybe_named(hash_words(a, b, len)) && !maybe_wildcard_tail(last8, len - dot - 1)
+}
+
+/// [`maybe_wildcard_parent`] of a parent of `parent` bytes (at least one)
+/// that ends a host whose last eight bytes are `last8` (the host holds at
+/// least eight): its tail is their top `min(parent, 8)` bytes.
+#[inline(always)]
+fn maybe_wildcard_tail(last8: u64, parent: usize) -> bool {
+    if WILDCARD_LENGTHS >> parent.min(63) & 1 == 0 {
+        return false;
+    }
+    let tail = if parent >= 8 {
+        last8
+    } else {
+        last8 >> (8 * (8 - parent))
+    };
+    let h = parent_key(tail, parent);
+    WILDCARD_PARENTS[(h >> 6) as usize] >> (h & 63) & 1 != 0
 }
 
 /// [`has_domain`] of a name that [`surely_has_domain`] does not tell: its
@@ -547,6 +628,29 @@ fn is_suffix_from(name: &[u8], parent: &[u8], i: usize) -> bool {
     }
 }
 
+/// For tests of the `www` rule's common case: names of `a`s of every
+/// length to `max`, with a `.` anywhere, and again with another three
+/// bytes on, each ending in `m` or in a (trailing) `.`.
+#[cfg(test)]
+pub(crate) fn dotted_names(max: usize) -> Vec<Vec<u8>> {
+    let mut names = Vec::new();
+    for len in 1..=max {
+        for at in 0..len {
+            for last in [b'm', b'.'] {
+                let mut n = vec![b'a'; len];
+                n[len - 1] = last;
+                n[at] = b'.';
+                names.push(n.clone());
+                if at + 3 < len {
+                    n[at + 3] = b'.';
+                    names.push(n);
+                }
+            }
+        }
+    }
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -604,6 +708,73 @@ mod tests {
             }
             assert_eq!(has_domain(n), psl_says(n), "{}", n.escape_ascii());
         }
+    }
+
+    /// `surely_has_domain_in` says `true` only where `has_domain` does, on
+    /// names made around every rule of the table and of every length to
+    /// 40 with dots anywhere, each after `www.` (the `www` rule's case) and
+    /// after `w`, and it tells the common names.
+    #[test]
+    fn surely_has_domain_in_agrees_with_has_domain() {
+        let mut names: Vec<Vec<u8>> = Vec::new();
+        for line in std::str::from_utf8(SUFFIXES).unwrap().lines() {
+            let name = line.trim_start_matches("*.").trim_start_matches('!');
+            for n in [
+                name.to_string(),
+                format!("x.{name}"),
+                format!("abcdefghij.{name}"),
+                format!("abcdefghijklmnopqrs.{name}"),
+                format!("{name}."),
+            ] {
+                names.push(n.into_bytes());
+            }
+            if let Some((_, parent)) = name.split_once('.') {
+                names.push(format!("abcdefgh.{parent}").into_bytes());
+            }
+        }
+        names.extend(dotted_names(40));
+        let (mut told, mut checked) = (0, 0);
+        for n in &names {
+            let want = has_domain(n);
+            for prefix in [&b"www."[..], b"w"] {
+                let h = [prefix, n].concat();
+                let got = surely_has_domain_in(&h, prefix.len());
+                assert!(!got || want, "{}", h.escape_ascii());
+                told += usize::from(got);
+                checked += 1;
+            }
+        }
+        assert!(
+            checked > 40_000 && told > checked / 4,
+            "{told} of {checked}"
+        );
+        for n in [
+            "example.com",
+            "spiegel.de",
+            "abc.net",
+            "a.com",
+            "somecompany.com",
+            "averyveryverylonglabel.com",
+            "aaaaaaaaaaaaaaaaaaaaaaa.com",
+            "abcdefghijklmnopqrstuvw.org.uk",
+        ] {
+            let h = format!("www.{n}");
+            assert!(surely_has_domain_in(h.as_bytes(), 4), "{h}");
+        }
+        // Not told: past the table's case, or a first label past 24 bytes.
+        for n in [
+            "a.b",
+            "com",
+            ".example.com",
+            "example.com.",
+            "co.uk",
+            "blogspot.com",
+        ] {
+            let h = format!("www.{n}");
+            assert!(!surely_has_domain_in(h.as_bytes(), 4), "{h}");
+        }
+        let long = format!("www.{}.com", "a".repeat(24));
+        assert!(!surely_has_domain_in(long.as_bytes(), 4), "{long}");
     }
 
     /// The filters say "maybe" for every name of the table, and for every
