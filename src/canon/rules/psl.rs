@@ -542,11 +542,8 @@ fn maybe_wildcard_tail(last8: u64, parent: usize) -> bool {
     if WILDCARD_LENGTHS.wrapping_shr(parent as u32) & 1 == 0 {
         return false;
     }
-    let tail = if parent >= 8 {
-        last8
-    } else {
-        last8 >> (8 * (8 - parent))
-    };
+    // Its top `parent` bytes, or all eight.
+    let tail = last8 >> (8 * 8usize.saturating_sub(parent));
     let h = parent_key(tail, parent);
     WILDCARD_PARENTS[(h >> 6) as usize] >> (h & 63) & 1 != 0
 }
