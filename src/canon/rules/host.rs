@@ -10,6 +10,7 @@ use crate::url::host::{ends_in_a_number, parse_ipv6, write_ipv4};
 /// `www.` and `www` as little-endian words, to test four bytes at once.
 const WWW_DOT: u32 = u32::from_le_bytes(*b"www.");
 const WWW: u32 = WWW_DOT & 0x00FF_FFFF;
+const WWW_DOT_WWW: u64 = WWW_DOT as u64 | (WWW as u64) << 32;
 
 /// Runs the host rules of `cfg` on `url`'s host.
 #[inline]
@@ -99,12 +100,13 @@ fn www(url: &mut InPlace<'_>, s: &mut Scratch, fired: &mut RuleMask) {
 #[inline(never)]
 fn www_len(h: &[u8]) -> usize {
     if let Some(first) = h.first_chunk::<8>() {
-        let w = u64::from_le_bytes(*first);
-        // A name starting with `www` may lose a label more: searched.
-        if w as u32 == WWW_DOT
-            && (w >> 32) as u32 & 0x00FF_FFFF != WWW
-            && psl::surely_has_domain_in(h, 4)
-        {
+        // `www.` and a name not starting with `www` (which may lose a label
+        // more: searched), in one test: the first seven bytes XOR `www.www`
+        // shifted to the top (the eighth dropped) have their lowest set bit
+        // in the name's three bytes (bits 40 to 63), not in `www.`'s four
+        // (below 40), nor none at all (64).
+        let x = (u64::from_le_bytes(*first) ^ WWW_DOT_WWW) << 8;
+        if (40..64).contains(&x.trailing_zeros()) && psl::surely_has_domain_in(h, 4) {
             return 4;
         }
     }
@@ -238,6 +240,14 @@ mod tests {
             "www.x",
             "www.localhost",
             "www.a..b",
+            "www.wwwa.com",
+            "www.ww.com",
+            "www.w.com",
+            "www.wwwwwwww.com",
+            "www.www1.com",
+            "wwx.example.com",
+            "www-example.com",
+            "www.example.com.ar",
         ]
         .iter()
         .map(|h| h.as_bytes().to_vec())

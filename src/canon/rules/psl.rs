@@ -82,6 +82,11 @@ static TABLE: [Slot; SLOTS] = build();
 /// stored under three or four bytes.
 const WILDCARD_LENGTHS: u64 = wildcard_lengths(SUFFIXES);
 
+// `maybe_wildcard_tail` shifts `WILDCARD_LENGTHS` modulo 64: right only
+// while no wildcard rule is stored under 63 bytes or more (the compiler
+// checks it).
+const _: () = assert!(WILDCARD_LENGTHS >> 63 == 0, "a wildcard of 63 bytes");
+
 const fn wildcard_lengths(text: &[u8]) -> u64 {
     let mut lengths = 0u64;
     let mut line = 0;
@@ -531,14 +536,14 @@ pub(crate) fn surely_has_domain_in(h: &[u8], at: usize) -> bool {
 /// least eight): its tail is their top `min(parent, 8)` bytes.
 #[inline(always)]
 fn maybe_wildcard_tail(last8: u64, parent: usize) -> bool {
-    if WILDCARD_LENGTHS >> parent.min(63) & 1 == 0 {
+    // No wildcard rule is stored under 63 bytes or more (bit 63 clear,
+    // asserted where it is made), so the shift may wrap (modulo 64, no
+    // `min`): a longer parent at worst passes to the filter below.
+    if WILDCARD_LENGTHS.wrapping_shr(parent as u32) & 1 == 0 {
         return false;
     }
-    let tail = if parent >= 8 {
-        last8
-    } else {
-        last8 >> (8 * (8 - parent))
-    };
+    // Its top `parent` bytes, or all eight.
+    let tail = last8 >> (8 * 8usize.saturating_sub(parent));
     let h = parent_key(tail, parent);
     WILDCARD_PARENTS[(h >> 6) as usize] >> (h & 63) & 1 != 0
 }
